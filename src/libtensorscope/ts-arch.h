@@ -1,0 +1,94 @@
+/* ts-arch.h: what an architecture means for conversion (SPEC §7)
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  TS_PERMUTE_NONE,
+  TS_PERMUTE_Q,     /* rows reordered per attention head */
+  TS_PERMUTE_K,     /* rows reordered per key/value head */
+} TsPermute;
+
+/* The fields of a Hugging Face config.json that conversion reads. */
+typedef struct
+{
+  char    *architecture;          /* architectures[0] */
+  char    *model_type;
+  char    *name_or_path;          /* _name_or_path, or NULL */
+  guint    n_layers;
+  guint    hidden_size;
+  guint    intermediate_size;
+  guint    n_heads;
+  guint    n_kv_heads;
+  guint    head_dim;              /* head_dim, else hidden / heads */
+  gboolean has_head_dim;
+  guint64  context_length;        /* max_position_embeddings */
+  double   rope_theta;
+  double   rms_norm_eps;
+  guint    vocab_size;
+  gboolean tie_word_embeddings;
+  char    *rope_type;             /* rope_scaling.rope_type (or .type), or NULL */
+  double   rope_factor;
+  double   rope_low_freq_factor;
+  double   rope_high_freq_factor;
+  double   rope_original_context;
+  gboolean has_rope_factor;
+  gboolean bos_is_int;            /* bos_token_id a single integer */
+  gint64   bos_token_id;
+  gboolean eos_is_int;
+  gint64   eos_token_id;
+} TsHfConfig;
+
+TsHfConfig  *ts_hf_config_load            (GFile             *dir,
+                                           GError           **error);
+void         ts_hf_config_free            (TsHfConfig        *config);
+/* llama3-type rope scaling: conversion generates rope_freqs.weight */
+gboolean     ts_hf_config_has_rope_freqs  (const TsHfConfig  *config);
+/* head_dim / 2 float32 factors, computed as llama.cpp's converter does */
+float       *ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
+                                              guint            *n_values);
+
+typedef struct _TsArch TsArch;
+
+/* The architecture for @config, or an error naming the unsupported one. */
+const TsArch *ts_arch_for_config          (const TsHfConfig  *config,
+                                           GError           **error);
+const char   *ts_arch_get_name            (const TsArch      *arch);
+/* Maps a Hugging Face tensor name to its GGUF name; NULL if the name is
+ * unknown, or if it is dropped (then *dropped is TRUE). */
+char         *ts_arch_map_tensor          (const TsArch      *arch,
+                                           const char        *hf_name,
+                                           TsPermute         *permute,
+                                           gboolean          *dropped);
+/* tensors stored as F32 whatever the output type */
+gboolean      ts_arch_keeps_f32           (const TsArch      *arch,
+                                           const char        *gguf_name,
+                                           guint              n_dims);
+/* heads a permuted tensor is split into */
+guint         ts_arch_permute_heads       (const TsHfConfig  *config,
+                                           TsPermute          permute);
+
+/* Q/K permutation: the source row that lands in row @row, for heads of
+ * @rows_per_head rows (Hugging Face's half-split rotary layout to
+ * llama.cpp's interleaved pairs). */
+static inline guint64
+ts_permuted_source_row (guint64 row,
+                        guint64 rows_per_head)
+{
+  guint64 h = row / rows_per_head;
+  guint64 r = row % rows_per_head;
+
+  return h * rows_per_head + (r % 2) * (rows_per_head / 2) + r / 2;
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsHfConfig, ts_hf_config_free)
+
+G_END_DECLS

@@ -1,0 +1,337 @@
+/* ts-dtype.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ts-dtype.h"
+
+/* Block sizes and bytes per block follow ggml's type traits; sub-byte
+ * Safetensors types are expressed as blocks of whole bytes. */
+static const TsDTypeInfo dtype_infos[TS_DTYPE_N_TYPES] = {
+  [TS_DTYPE_UNKNOWN]  = { "unknown",  0,   0,   -1, NULL },
+  [TS_DTYPE_F32]      = { "F32",      1,   4,    0, "F32" },
+  [TS_DTYPE_F16]      = { "F16",      1,   2,    1, "F16" },
+  [TS_DTYPE_BF16]     = { "BF16",     1,   2,   30, "BF16" },
+  [TS_DTYPE_F64]      = { "F64",      1,   8,   28, "F64" },
+  [TS_DTYPE_I8]       = { "I8",       1,   1,   24, "I8" },
+  [TS_DTYPE_I16]      = { "I16",      1,   2,   25, "I16" },
+  [TS_DTYPE_I32]      = { "I32",      1,   4,   26, "I32" },
+  [TS_DTYPE_I64]      = { "I64",      1,   8,   27, "I64" },
+  [TS_DTYPE_U8]       = { "U8",       1,   1,   -1, "U8" },
+  [TS_DTYPE_U16]      = { "U16",      1,   2,   -1, "U16" },
+  [TS_DTYPE_U32]      = { "U32",      1,   4,   -1, "U32" },
+  [TS_DTYPE_U64]      = { "U64",      1,   8,   -1, "U64" },
+  [TS_DTYPE_BOOL]     = { "BOOL",     1,   1,   -1, "BOOL" },
+  [TS_DTYPE_F8_E4M3]  = { "F8_E4M3",  1,   1,   -1, "F8_E4M3" },
+  [TS_DTYPE_F8_E5M2]  = { "F8_E5M2",  1,   1,   -1, "F8_E5M2" },
+  [TS_DTYPE_F8_E8M0]  = { "F8_E8M0",  1,   1,   -1, "F8_E8M0" },
+  [TS_DTYPE_F4]       = { "F4",       2,   1,   -1, "F4" },
+  [TS_DTYPE_F6_E2M3]  = { "F6_E2M3",  4,   3,   -1, "F6_E2M3" },
+  [TS_DTYPE_F6_E3M2]  = { "F6_E3M2",  4,   3,   -1, "F6_E3M2" },
+  [TS_DTYPE_Q4_0]     = { "Q4_0",     32,  18,   2, NULL },
+  [TS_DTYPE_Q4_1]     = { "Q4_1",     32,  20,   3, NULL },
+  [TS_DTYPE_Q5_0]     = { "Q5_0",     32,  22,   6, NULL },
+  [TS_DTYPE_Q5_1]     = { "Q5_1",     32,  24,   7, NULL },
+  [TS_DTYPE_Q8_0]     = { "Q8_0",     32,  34,   8, NULL },
+  [TS_DTYPE_Q8_1]     = { "Q8_1",     32,  36,   9, NULL },
+  [TS_DTYPE_Q2_K]     = { "Q2_K",     256, 84,  10, NULL },
+  [TS_DTYPE_Q3_K]     = { "Q3_K",     256, 110, 11, NULL },
+  [TS_DTYPE_Q4_K]     = { "Q4_K",     256, 144, 12, NULL },
+  [TS_DTYPE_Q5_K]     = { "Q5_K",     256, 176, 13, NULL },
+  [TS_DTYPE_Q6_K]     = { "Q6_K",     256, 210, 14, NULL },
+  [TS_DTYPE_Q8_K]     = { "Q8_K",     256, 292, 15, NULL },
+  [TS_DTYPE_IQ2_XXS]  = { "IQ2_XXS",  256, 66,  16, NULL },
+  [TS_DTYPE_IQ2_XS]   = { "IQ2_XS",   256, 74,  17, NULL },
+  [TS_DTYPE_IQ3_XXS]  = { "IQ3_XXS",  256, 98,  18, NULL },
+  [TS_DTYPE_IQ1_S]    = { "IQ1_S",    256, 50,  19, NULL },
+  [TS_DTYPE_IQ4_NL]   = { "IQ4_NL",   32,  18,  20, NULL },
+  [TS_DTYPE_IQ3_S]    = { "IQ3_S",    256, 110, 21, NULL },
+  [TS_DTYPE_IQ2_S]    = { "IQ2_S",    256, 82,  22, NULL },
+  [TS_DTYPE_IQ4_XS]   = { "IQ4_XS",   256, 136, 23, NULL },
+  [TS_DTYPE_IQ1_M]    = { "IQ1_M",    256, 56,  29, NULL },
+  [TS_DTYPE_TQ1_0]    = { "TQ1_0",    256, 54,  34, NULL },
+  [TS_DTYPE_TQ2_0]    = { "TQ2_0",    256, 66,  35, NULL },
+  [TS_DTYPE_MXFP4]    = { "MXFP4",    32,  17,  39, NULL },
+};
+
+const TsDTypeInfo *
+ts_dtype_get_info (TsDType dtype)
+{
+  if ((guint) dtype >= TS_DTYPE_N_TYPES)
+    dtype = TS_DTYPE_UNKNOWN;
+  return &dtype_infos[dtype];
+}
+
+const char *
+ts_dtype_get_name (TsDType dtype)
+{
+  return ts_dtype_get_info (dtype)->name;
+}
+
+TsDType
+ts_dtype_from_ggml (guint32 ggml_type)
+{
+  for (guint i = 1; i < TS_DTYPE_N_TYPES; i++)
+    if (dtype_infos[i].ggml_type >= 0 && (guint32) dtype_infos[i].ggml_type == ggml_type)
+      return i;
+  return TS_DTYPE_UNKNOWN;
+}
+
+TsDType
+ts_dtype_from_safetensors_name (const char *name)
+{
+  g_return_val_if_fail (name != NULL, TS_DTYPE_UNKNOWN);
+
+  for (guint i = 1; i < TS_DTYPE_N_TYPES; i++)
+    if (dtype_infos[i].safetensors_name != NULL &&
+        strcmp (dtype_infos[i].safetensors_name, name) == 0)
+      return i;
+  return TS_DTYPE_UNKNOWN;
+}
+
+TsDType
+ts_dtype_from_name (const char *name)
+{
+  g_return_val_if_fail (name != NULL, TS_DTYPE_UNKNOWN);
+
+  for (guint i = 1; i < TS_DTYPE_N_TYPES; i++)
+    if (g_ascii_strcasecmp (dtype_infos[i].name, name) == 0)
+      return i;
+  return TS_DTYPE_UNKNOWN;
+}
+
+gboolean
+ts_dtype_is_float (TsDType dtype)
+{
+  return dtype == TS_DTYPE_F32 || dtype == TS_DTYPE_F16 ||
+         dtype == TS_DTYPE_BF16 || dtype == TS_DTYPE_F64;
+}
+
+/**
+ * ts_dtype_compute_size:
+ * @dtype: a known element type
+ * @n_elements: element count
+ * @out_size: (out): the byte size
+ *
+ * Returns: %FALSE if @dtype is unknown, @n_elements is not a whole number
+ *   of blocks, or the size overflows 64 bits.
+ */
+gboolean
+ts_dtype_compute_size (TsDType  dtype,
+                       guint64  n_elements,
+                       guint64 *out_size)
+{
+  const TsDTypeInfo *info = ts_dtype_get_info (dtype);
+
+  if (info->block_size == 0 || n_elements % info->block_size != 0)
+    return FALSE;
+  return !__builtin_mul_overflow (n_elements / info->block_size,
+                                  (guint64) info->type_size, out_size);
+}
+
+/* gguf-py: NaNs made quiet, then round-to-nearest-even on the bits. */
+guint16
+ts_f32_to_bf16 (float f)
+{
+  guint32 u = ts_f32_bits (f);
+
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return (guint16) (((u & 0xffff0000u) | (64u << 16)) >> 16);
+  return (guint16) (((guint64) u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+float
+ts_f16_to_f32 (guint16 h)
+{
+  guint32 sign = (guint32) (h & 0x8000u) << 16;
+  guint32 exp = (h >> 10) & 0x1fu;
+  guint32 mant = h & 0x3ffu;
+
+  if (exp == 0x1f)
+    return ts_f32_from_bits (sign | 0x7f800000u | (mant << 13));
+  if (exp == 0)
+    {
+      float v = ldexpf ((float) mant, -24);
+      return sign ? -v : v;
+    }
+  return ts_f32_from_bits (sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+/* numpy's float32 -> float16 cast (what llama.cpp's converter uses):
+ * round-to-nearest-even, overflow to infinity, subnormals kept, NaN
+ * payload kept (and kept a NaN). */
+guint16
+ts_f32_to_f16 (float value)
+{
+  guint32 f = ts_f32_bits (value);
+  guint16 h_sgn = (guint16) ((f & 0x80000000u) >> 16);
+  guint32 f_exp = f & 0x7f800000u;
+  guint32 f_sig;
+
+  if (f_exp >= 0x47800000u)
+    {
+      f_sig = f & 0x007fffffu;
+      if (f_exp == 0x7f800000u && f_sig != 0)
+        {
+          guint16 ret = (guint16) (0x7c00u + (f_sig >> 13));
+
+          if (ret == 0x7c00u)
+            ret++;
+          return h_sgn + ret;
+        }
+      return h_sgn + 0x7c00u;
+    }
+
+  if (f_exp <= 0x38000000u)
+    {
+      if (f_exp < 0x33000000u)
+        return h_sgn;
+      f_exp >>= 23;
+      f_sig = 0x00800000u + (f & 0x007fffffu);
+      f_sig >>= (113 - f_exp);
+      if ((f_sig & 0x00003fffu) != 0x00001000u || (f & 0x000007ffu) != 0)
+        f_sig += 0x00001000u;
+      return (guint16) (h_sgn + (f_sig >> 13));
+    }
+
+  f_sig = f & 0x007fffffu;
+  if ((f_sig & 0x00003fffu) != 0x00001000u)
+    f_sig += 0x00001000u;
+  return (guint16) (h_sgn + (((f_exp - 0x38000000u) >> 13) + (f_sig >> 13)));
+}
+
+/* x86's float -> int32 conversion gives INT32_MIN for NaN and out-of-range
+ * values; numpy's float32 -> int8 cast keeps the low byte of that. */
+static inline gint8
+to_int8_like_numpy (float q)
+{
+  gint32 v;
+
+  if (isnan (q) || q >= 2147483648.0f || q < -2147483648.0f)
+    v = G_MININT32;
+  else
+    v = (gint32) q;
+  return (gint8) (guint8) ((guint32) v & 0xffu);
+}
+
+/* gguf-py's np_roundf: round half away from zero, in float32 */
+static inline float
+roundf_away (float n)
+{
+  float a = fabsf (n);
+  float floored = floorf (a);
+  float b = floored + floorf (2.0f * (a - floored));
+
+  if (isnan (n))
+    return n;
+  if (n > 0.0f)
+    return b;
+  if (n < 0.0f)
+    return -b;
+  return 0.0f;
+}
+
+/* llama.cpp's converter's Q8_0 (gguf-py quants.py), bit for bit. */
+void
+ts_quantize_q8_0_row (const float *x,
+                      guint8      *out,
+                      gsize        n)
+{
+  g_assert (n % TS_Q8_0_BLOCK == 0);
+
+  for (gsize b = 0; b < n / TS_Q8_0_BLOCK; b++)
+    {
+      const float *blk = x + b * TS_Q8_0_BLOCK;
+      guint8 *o = out + b * TS_Q8_0_BYTES;
+      float amax = 0.0f;
+      float d, id;
+      guint16 dh;
+
+      for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
+        {
+          float a = fabsf (blk[i]);
+
+          if (isnan (a) || isnan (amax))
+            amax = NAN;
+          else if (a > amax)
+            amax = a;
+        }
+      d = amax / 127.0f;
+      id = (d == 0.0f) ? 0.0f : 1.0f / d;
+      dh = ts_f32_to_f16 (d);
+      o[0] = dh & 0xff;
+      o[1] = dh >> 8;
+      for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
+        o[2 + i] = (guint8) to_int8_like_numpy (roundf_away (blk[i] * id));
+    }
+}
+
+void
+ts_dequantize_q8_0_row (const guint8 *in,
+                        float        *y,
+                        gsize         n)
+{
+  g_assert (n % TS_Q8_0_BLOCK == 0);
+
+  for (gsize b = 0; b < n / TS_Q8_0_BLOCK; b++)
+    {
+      const guint8 *blk = in + b * TS_Q8_0_BYTES;
+      float d = ts_f16_to_f32 ((guint16) (blk[0] | (blk[1] << 8)));
+
+      for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
+        y[b * TS_Q8_0_BLOCK + i] = d * (float) (gint8) blk[2 + i];
+    }
+}
+
+gboolean
+ts_dtype_read_f32 (TsDType       dtype,
+                   const guint8 *src,
+                   float        *dst,
+                   gsize         n)
+{
+  switch (dtype)
+    {
+    case TS_DTYPE_F32:
+      memcpy (dst, src, n * sizeof (float));
+      return TRUE;
+    case TS_DTYPE_BF16:
+      for (gsize i = 0; i < n; i++)
+        dst[i] = ts_bf16_to_f32 ((guint16) (src[2 * i] | (src[2 * i + 1] << 8)));
+      return TRUE;
+    case TS_DTYPE_F16:
+      for (gsize i = 0; i < n; i++)
+        dst[i] = ts_f16_to_f32 ((guint16) (src[2 * i] | (src[2 * i + 1] << 8)));
+      return TRUE;
+    case TS_DTYPE_F64:
+      for (gsize i = 0; i < n; i++)
+        {
+          double d;
+
+          memcpy (&d, src + 8 * i, sizeof d);
+          dst[i] = (float) d;
+        }
+      return TRUE;
+    case TS_DTYPE_UNKNOWN:
+    case TS_DTYPE_I8: case TS_DTYPE_I16: case TS_DTYPE_I32: case TS_DTYPE_I64:
+    case TS_DTYPE_U8: case TS_DTYPE_U16: case TS_DTYPE_U32: case TS_DTYPE_U64:
+    case TS_DTYPE_BOOL: case TS_DTYPE_F8_E4M3: case TS_DTYPE_F8_E5M2:
+    case TS_DTYPE_F8_E8M0: case TS_DTYPE_F4: case TS_DTYPE_F6_E2M3:
+    case TS_DTYPE_F6_E3M2: case TS_DTYPE_Q4_0: case TS_DTYPE_Q4_1:
+    case TS_DTYPE_Q5_0: case TS_DTYPE_Q5_1: case TS_DTYPE_Q8_0:
+    case TS_DTYPE_Q8_1: case TS_DTYPE_Q2_K: case TS_DTYPE_Q3_K:
+    case TS_DTYPE_Q4_K: case TS_DTYPE_Q5_K: case TS_DTYPE_Q6_K:
+    case TS_DTYPE_Q8_K: case TS_DTYPE_IQ2_XXS: case TS_DTYPE_IQ2_XS:
+    case TS_DTYPE_IQ3_XXS: case TS_DTYPE_IQ1_S: case TS_DTYPE_IQ4_NL:
+    case TS_DTYPE_IQ3_S: case TS_DTYPE_IQ2_S: case TS_DTYPE_IQ4_XS:
+    case TS_DTYPE_IQ1_M: case TS_DTYPE_TQ1_0: case TS_DTYPE_TQ2_0:
+    case TS_DTYPE_MXFP4: case TS_DTYPE_N_TYPES:
+    default:
+      return FALSE;
+    }
+}

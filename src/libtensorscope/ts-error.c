@@ -1,0 +1,68 @@
+/* ts-error.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "ts-error.h"
+
+G_DEFINE_QUARK (ts-format-error-quark, ts_format_error)
+
+static const char * const error_nicks[] = {
+  [TS_FORMAT_ERROR_IO] = "io",
+  [TS_FORMAT_ERROR_UNKNOWN_FORMAT] = "unknown-format",
+  [TS_FORMAT_ERROR_LFS_POINTER] = "lfs-pointer",
+  [TS_FORMAT_ERROR_TRUNCATED] = "truncated",
+  [TS_FORMAT_ERROR_HEADER_TOO_LARGE] = "header-too-large",
+  [TS_FORMAT_ERROR_HEADER_PAST_EOF] = "header-past-eof",
+  [TS_FORMAT_ERROR_HEADER_NOT_UTF8] = "header-not-utf8",
+  [TS_FORMAT_ERROR_HEADER_INVALID_JSON] = "header-invalid-json",
+  [TS_FORMAT_ERROR_HEADER_NOT_OBJECT] = "header-not-object",
+  [TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY] = "invalid-tensor-entry",
+  [TS_FORMAT_ERROR_INVALID_METADATA] = "invalid-metadata",
+  [TS_FORMAT_ERROR_OFFSETS_REVERSED] = "offsets-reversed",
+  [TS_FORMAT_ERROR_SIZE_MISMATCH] = "size-mismatch",
+  [TS_FORMAT_ERROR_DATA_GAP] = "data-gap",
+  [TS_FORMAT_ERROR_DATA_OVERLAP] = "data-overlap",
+  [TS_FORMAT_ERROR_TRAILING_DATA] = "trailing-data",
+  [TS_FORMAT_ERROR_DUPLICATE_KEY] = "duplicate-key",
+  [TS_FORMAT_ERROR_DUPLICATE_TENSOR] = "duplicate-tensor",
+  [TS_FORMAT_ERROR_OVERFLOW] = "overflow",
+  [TS_FORMAT_ERROR_DATA_PAST_EOF] = "data-past-eof",
+  [TS_FORMAT_ERROR_INVALID_INDEX] = "invalid-index",
+  [TS_FORMAT_ERROR_UNSAFE_SHARD_NAME] = "unsafe-shard-name",
+  [TS_FORMAT_ERROR_MISSING_SHARD] = "missing-shard",
+  [TS_FORMAT_ERROR_MISSING_TENSOR] = "missing-tensor",
+  [TS_FORMAT_ERROR_WRONG_SHARD] = "wrong-shard",
+  [TS_FORMAT_ERROR_BAD_MAGIC] = "bad-magic",
+  [TS_FORMAT_ERROR_UNSUPPORTED_VERSION] = "unsupported-version",
+  [TS_FORMAT_ERROR_COUNT_TOO_LARGE] = "count-too-large",
+  [TS_FORMAT_ERROR_STRING_PAST_EOF] = "string-past-eof",
+  [TS_FORMAT_ERROR_ARRAY_PAST_EOF] = "array-past-eof",
+  [TS_FORMAT_ERROR_EMPTY_KEY] = "empty-key",
+  [TS_FORMAT_ERROR_INVALID_VALUE_TYPE] = "invalid-value-type",
+  [TS_FORMAT_ERROR_NESTING_TOO_DEEP] = "nesting-too-deep",
+  [TS_FORMAT_ERROR_NAME_TOO_LONG] = "name-too-long",
+  [TS_FORMAT_ERROR_TOO_MANY_DIMS] = "too-many-dims",
+  [TS_FORMAT_ERROR_INVALID_DIM] = "invalid-dim",
+  [TS_FORMAT_ERROR_INVALID_TYPE] = "invalid-type",
+  [TS_FORMAT_ERROR_BLOCK_MISALIGNED] = "block-misaligned",
+  [TS_FORMAT_ERROR_BAD_ALIGNMENT] = "bad-alignment",
+  [TS_FORMAT_ERROR_UNALIGNED_OFFSET] = "unaligned-offset",
+};
+
+/**
+ * ts_format_error_to_nick:
+ * @code: a #TsFormatError
+ *
+ * Returns: the stable lower-case name of @code, as printed by `--json`.
+ */
+const char *
+ts_format_error_to_nick (TsFormatError code)
+{
+  if ((guint) code < G_N_ELEMENTS (error_nicks) && error_nicks[code] != NULL)
+    return error_nicks[code];
+  return "unknown";
+}

@@ -1,0 +1,200 @@
+/* ts-file-part.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+
+#include "ts-error.h"
+#include "ts-file-part.h"
+#include "ts-model-file-private.h"
+
+struct _TsFilePart
+{
+  GObject      parent_instance;
+  GFile       *file;
+  char        *name;
+  guint        index;
+  GMappedFile *mapping;
+  guint64      size;
+  guint64      data_offset;
+  GListStore  *regions;
+};
+
+G_DEFINE_FINAL_TYPE (TsFilePart, ts_file_part, G_TYPE_OBJECT)
+
+static void
+ts_file_part_finalize (GObject *object)
+{
+  TsFilePart *self = (TsFilePart *)object;
+
+  g_clear_object (&self->file);
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->mapping, g_mapped_file_unref);
+  g_clear_object (&self->regions);
+
+  G_OBJECT_CLASS (ts_file_part_parent_class)->finalize (object);
+}
+
+static void
+ts_file_part_class_init (TsFilePartClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ts_file_part_finalize;
+}
+
+static void
+ts_file_part_init (TsFilePart *self)
+{
+  self->regions = g_list_store_new (TS_TYPE_REGION);
+}
+
+TsFilePart *
+_ts_file_part_new (GFile       *file,
+                   guint        index,
+                   GMappedFile *mapping,
+                   guint64      size)
+{
+  TsFilePart *self = g_object_new (TS_TYPE_FILE_PART, NULL);
+
+  self->file = g_object_ref (file);
+  self->name = g_file_get_basename (file);
+  self->index = index;
+  self->mapping = mapping ? g_mapped_file_ref (mapping) : NULL;
+  self->size = size;
+  return self;
+}
+
+TsFilePart *
+_ts_file_part_open (GFile   *file,
+                    guint    index,
+                    GError **error)
+{
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *name = g_file_get_basename (file);
+  g_autoptr(GMappedFile) mapping = NULL;
+  g_autoptr(GError) local_error = NULL;
+  GStatBuf st;
+
+  if (path == NULL)
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                   "%s: not a local file", name);
+      return NULL;
+    }
+  if (g_stat (path, &st) != 0)
+    {
+      int errsv = errno;
+
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                   "%s: %s", name, g_strerror (errsv));
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                   "%s: not a regular file", name);
+      return NULL;
+    }
+  if (st.st_size > 0)
+    {
+      mapping = g_mapped_file_new (path, FALSE, &local_error);
+      if (mapping == NULL)
+        {
+          g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                       "%s: %s", name, local_error->message);
+          return NULL;
+        }
+      return _ts_file_part_new (file, index, mapping,
+                                g_mapped_file_get_length (mapping));
+    }
+  return _ts_file_part_new (file, index, NULL, 0);
+}
+
+void
+_ts_file_part_add_region (TsFilePart   *self,
+                          TsRegionKind  kind,
+                          guint64       offset,
+                          guint64       length)
+{
+  g_autoptr(TsRegion) region = ts_region_new (kind, offset, length);
+
+  g_list_store_append (self->regions, region);
+}
+
+void
+_ts_file_part_set_data_offset (TsFilePart *self,
+                               guint64     offset)
+{
+  self->data_offset = offset;
+}
+
+GFile *
+ts_file_part_get_file (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), NULL);
+  return self->file;
+}
+
+const char *
+ts_file_part_get_name (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), NULL);
+  return self->name;
+}
+
+guint
+ts_file_part_get_index (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), 0);
+  return self->index;
+}
+
+guint64
+ts_file_part_get_size (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), 0);
+  return self->size;
+}
+
+guint64
+ts_file_part_get_data_offset (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), 0);
+  return self->data_offset;
+}
+
+/**
+ * ts_file_part_get_regions:
+ *
+ * Returns: (transfer none): a #GListModel of #TsRegion tiling the file
+ */
+GListModel *
+ts_file_part_get_regions (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), NULL);
+  return G_LIST_MODEL (self->regions);
+}
+
+/**
+ * ts_file_part_get_contents:
+ *
+ * Returns: the mapped bytes of the file (ts_file_part_get_size() of them),
+ *   or %NULL for an empty file
+ */
+const guint8 *
+ts_file_part_get_contents (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), NULL);
+  return self->mapping ? (const guint8 *) g_mapped_file_get_contents (self->mapping) : NULL;
+}
+
+GMappedFile *
+ts_file_part_get_mapping (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), NULL);
+  return self->mapping;
+}

@@ -1,0 +1,685 @@
+/* ts-gguf-file.c: the GGUF v2/v3 reader
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Follows the rules of llama.cpp's own parser: every count and length read
+ * from the file is proven to fit in the bytes that remain before anything
+ * is allocated from it, and each failed rule has its own error code.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ts-error.h"
+#include "ts-gguf-file.h"
+#include "ts-model-file-private.h"
+
+#define GGUF_FIXED_HEADER_SIZE 24
+#define GGUF_DEFAULT_ALIGNMENT 32
+#define GGUF_MAX_NAME          64
+#define GGUF_MAX_DIMS          4
+#define GGUF_MAX_DEPTH         8
+/* ids beyond any ggml type: newer ids below it are shown as unknown */
+#define GGUF_TYPE_LIMIT        1024
+
+struct _TsGgufFile
+{
+  TsModelFile parent_instance;
+  guint32     version;
+  guint32     alignment;
+  guint64     metadata_end;
+  guint64     tensor_info_end;
+};
+
+G_DEFINE_FINAL_TYPE (TsGgufFile, ts_gguf_file, TS_TYPE_MODEL_FILE)
+
+TsModelFile *_ts_gguf_file_load (GFile *file, GCancellable *cancellable, GError **error);
+
+static void
+ts_gguf_file_class_init (TsGgufFileClass *klass)
+{
+}
+
+static void
+ts_gguf_file_init (TsGgufFile *self)
+{
+  self->alignment = GGUF_DEFAULT_ALIGNMENT;
+}
+
+static gboolean G_GNUC_PRINTF (4, 5)
+fail (GError   **error,
+      TsCursor  *cursor,
+      int        code,
+      const char *format,
+      ...)
+{
+  g_autofree char *msg = NULL;
+  g_autofree char *pos = _ts_format_count (cursor->pos);
+  va_list args;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, TS_FORMAT_ERROR, code, "%s: byte %s: %s", cursor->name, pos, msg);
+  return FALSE;
+}
+
+static inline guint64
+remaining (const TsCursor *c)
+{
+  return c->size - c->pos;
+}
+
+static gboolean
+read_bytes (TsCursor    *c,
+            void        *out,
+            gsize        n,
+            const char  *what,
+            GError     **error)
+{
+  if (remaining (c) < n)
+    return fail (error, c, TS_FORMAT_ERROR_TRUNCATED,
+                 "the file ends inside the %s (%" G_GSIZE_FORMAT " bytes needed, "
+                 "%" G_GUINT64_FORMAT " left; truncated download?)",
+                 what, n, remaining (c));
+  memcpy (out, c->data + c->pos, n);
+  c->pos += n;
+  return TRUE;
+}
+
+static gboolean
+read_u32 (TsCursor *c, guint32 *v, const char *what, GError **error)
+{
+  if (!read_bytes (c, v, 4, what, error))
+    return FALSE;
+  *v = GUINT32_FROM_LE (*v);
+  return TRUE;
+}
+
+static gboolean
+read_u64 (TsCursor *c, guint64 *v, const char *what, GError **error)
+{
+  if (!read_bytes (c, v, 8, what, error))
+    return FALSE;
+  *v = GUINT64_FROM_LE (*v);
+  return TRUE;
+}
+
+/* A GGUF string: u64 length + bytes. Returns a pointer into the mapping. */
+static gboolean
+read_string (TsCursor     *c,
+             const char  **str,
+             guint64      *len,
+             const char   *what,
+             GError      **error)
+{
+  guint64 start = c->pos;
+
+  if (!read_u64 (c, len, what, error))
+    return FALSE;
+  if (*len > remaining (c))
+    {
+      c->pos = start;
+      return fail (error, c, TS_FORMAT_ERROR_STRING_PAST_EOF,
+                   "%s: string length %" G_GUINT64_FORMAT " runs past the end "
+                   "of the file (%" G_GUINT64_FORMAT " bytes left)",
+                   what, *len, remaining (c) - 8);
+    }
+  *str = (const char *) c->data + c->pos;
+  c->pos += *len;
+  return TRUE;
+}
+
+gboolean
+_ts_gguf_skip_value (TsCursor     *c,
+                     TsValueType   type,
+                     guint         depth,
+                     GError      **error)
+{
+  const char *s;
+  guint64 len;
+  guint32 elem_type;
+  guint64 count;
+  guint64 start;
+  gsize elem_size;
+
+  if ((guint) type >= TS_VALUE_N_TYPES)
+    return fail (error, c, TS_FORMAT_ERROR_INVALID_VALUE_TYPE,
+                 "value type %u is not a GGUF type (0-12)", (guint) type);
+
+  if (type == TS_VALUE_STRING)
+    return read_string (c, &s, &len, "string value", error);
+
+  if (type != TS_VALUE_ARRAY)
+    {
+      elem_size = ts_value_type_get_size (type);
+      if (remaining (c) < elem_size)
+        return fail (error, c, TS_FORMAT_ERROR_TRUNCATED,
+                     "the file ends inside a %s value", ts_value_type_to_nick (type));
+      c->pos += elem_size;
+      return TRUE;
+    }
+
+  if (depth > GGUF_MAX_DEPTH)
+    return fail (error, c, TS_FORMAT_ERROR_NESTING_TOO_DEEP,
+                 "arrays nested deeper than %d levels", GGUF_MAX_DEPTH);
+
+  start = c->pos;
+  if (!read_u32 (c, &elem_type, "array element type", error) ||
+      !read_u64 (c, &count, "array length", error))
+    return FALSE;
+  if (elem_type >= TS_VALUE_N_TYPES)
+    {
+      c->pos = start;
+      return fail (error, c, TS_FORMAT_ERROR_INVALID_VALUE_TYPE,
+                   "array element type %u is not a GGUF type (0-12)", elem_type);
+    }
+
+  /* The smallest encoding of one element bounds the count before any walk. */
+  elem_size = ts_value_type_get_size (elem_type);
+  {
+    guint64 min_size = elem_size ? elem_size : (elem_type == TS_VALUE_STRING ? 8 : 12);
+    guint64 needed;
+
+    if (!ts_mul_u64 (count, min_size, &needed) || needed > remaining (c))
+      {
+        c->pos = start;
+        return fail (error, c, TS_FORMAT_ERROR_ARRAY_PAST_EOF,
+                     "array of %" G_GUINT64_FORMAT " %s items cannot fit in the "
+                     "%" G_GUINT64_FORMAT " bytes left",
+                     count, ts_value_type_to_nick (elem_type), remaining (c));
+      }
+    if (elem_size)
+      {
+        c->pos += needed;
+        return TRUE;
+      }
+  }
+
+  for (guint64 i = 0; i < count; i++)
+    if (!_ts_gguf_skip_value (c, elem_type, depth + 1, error))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+read_header (TsGgufFile  *self,
+             TsCursor    *c,
+             guint64     *n_tensors,
+             guint64     *n_kv,
+             GError     **error)
+{
+  char magic[4];
+
+  if (!read_bytes (c, magic, 4, "magic", error))
+    return FALSE;
+  if (memcmp (magic, "GGUF", 4) != 0)
+    {
+      c->pos = 0;
+      return fail (error, c, TS_FORMAT_ERROR_BAD_MAGIC,
+                   "bad magic: expected \"GGUF\"");
+    }
+  if (!read_u32 (c, &self->version, "version", error))
+    return FALSE;
+  if (self->version < 2 || self->version > 3)
+    {
+      c->pos = 4;
+      return fail (error, c, TS_FORMAT_ERROR_UNSUPPORTED_VERSION,
+                   "GGUF version %u is not supported (versions 2 and 3 are)",
+                   self->version);
+    }
+  if (!read_u64 (c, n_tensors, "tensor count", error) ||
+      !read_u64 (c, n_kv, "metadata count", error))
+    return FALSE;
+
+  /* a tensor descriptor takes at least 24 bytes, a key/value pair 13 */
+  if (*n_tensors > remaining (c) / 24)
+    {
+      c->pos = 8;
+      return fail (error, c, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
+                   "tensor count %" G_GUINT64_FORMAT " cannot fit in the file",
+                   *n_tensors);
+    }
+  if (*n_kv > remaining (c) / 13)
+    {
+      c->pos = 16;
+      return fail (error, c, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
+                   "metadata count %" G_GUINT64_FORMAT " cannot fit in the file",
+                   *n_kv);
+    }
+  return TRUE;
+}
+
+static gboolean
+check_alignment (TsGgufFile      *self,
+                 TsCursor        *c,
+                 TsMetadataEntry *entry,
+                 GError         **error)
+{
+  guint64 value = ts_metadata_entry_get_uint64 (entry);
+
+  if (ts_metadata_entry_get_value_type (entry) != TS_VALUE_UINT32)
+    {
+      c->pos = ts_metadata_entry_get_offset (entry);
+      return fail (error, c, TS_FORMAT_ERROR_BAD_ALIGNMENT,
+                   "general.alignment must be a uint32, not %s",
+                   ts_value_type_to_nick (ts_metadata_entry_get_value_type (entry)));
+    }
+  if (value == 0 || (value & (value - 1)) != 0)
+    {
+      c->pos = ts_metadata_entry_get_offset (entry);
+      return fail (error, c, TS_FORMAT_ERROR_BAD_ALIGNMENT,
+                   "general.alignment %" G_GUINT64_FORMAT " is not a non-zero "
+                   "power of two", value);
+    }
+  self->alignment = (guint32) value;
+  return TRUE;
+}
+
+static gboolean
+read_metadata (TsGgufFile    *self,
+               TsCursor      *c,
+               GBytes        *bytes,
+               guint64        n_kv,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  TsModelFile *model = TS_MODEL_FILE (self);
+
+  for (guint64 i = 0; i < n_kv; i++)
+    {
+      g_autoptr(TsMetadataEntry) entry = NULL;
+      g_autofree char *key = NULL;
+      guint64 entry_offset = c->pos;
+      guint64 value_offset, key_len;
+      const char *key_data;
+      guint32 type;
+      guint32 array_type = 0;
+      guint64 array_length = 0;
+
+      if (i % 256 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      if (!read_string (c, &key_data, &key_len, "metadata key", error))
+        return FALSE;
+      if (key_len == 0)
+        {
+          c->pos = entry_offset;
+          return fail (error, c, TS_FORMAT_ERROR_EMPTY_KEY,
+                       "metadata entry #%" G_GUINT64_FORMAT " has an empty key", i);
+        }
+      key = g_utf8_make_valid (key_data, (gssize) key_len);
+      if (ts_model_file_lookup_metadata (model, key) != NULL)
+        {
+          c->pos = entry_offset;
+          return fail (error, c, TS_FORMAT_ERROR_DUPLICATE_KEY,
+                       "metadata key '%s' appears twice", key);
+        }
+      if (!read_u32 (c, &type, "metadata value type", error))
+        return FALSE;
+      value_offset = c->pos;
+      if (type >= TS_VALUE_N_TYPES)
+        {
+          c->pos -= 4;
+          return fail (error, c, TS_FORMAT_ERROR_INVALID_VALUE_TYPE,
+                       "metadata key '%s': value type %u is not a GGUF type (0-12)",
+                       key, type);
+        }
+      if (type == TS_VALUE_ARRAY && remaining (c) >= 12)
+        {
+          memcpy (&array_type, c->data + c->pos, 4);
+          memcpy (&array_length, c->data + c->pos + 4, 8);
+          array_type = GUINT32_FROM_LE (array_type);
+          array_length = GUINT64_FROM_LE (array_length);
+        }
+      if (!_ts_gguf_skip_value (c, type, 1, error))
+        {
+          g_prefix_error (error, "metadata key '%s': ", key);
+          return FALSE;
+        }
+      entry = _ts_metadata_entry_new_gguf (key, type, bytes, entry_offset,
+                                           value_offset, c->pos,
+                                           array_type, array_length);
+      if (g_str_equal (key, "general.alignment") &&
+          !check_alignment (self, c, entry, error))
+        return FALSE;
+      _ts_model_file_add_metadata (model, entry);
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  char    *name;
+  guint32  n_dims;
+  guint64  dims[GGUF_MAX_DIMS];
+  guint32  ggml_type;
+  TsDType  dtype;
+  guint64  offset;       /* relative to the data section */
+  guint64  n_elements;
+  guint64  size;         /* G_MAXUINT64 while unknown */
+  guint64  info_offset;  /* where its descriptor starts */
+} TensorInfo;
+
+static void
+tensor_info_clear (gpointer data)
+{
+  TensorInfo *ti = data;
+
+  g_free (ti->name);
+}
+
+static gboolean
+read_tensor_info (TsGgufFile  *self,
+                  TsCursor    *c,
+                  GHashTable  *seen,
+                  TensorInfo  *ti,
+                  GError     **error)
+{
+  const char *name;
+  guint64 name_len;
+
+  ti->info_offset = c->pos;
+  if (!read_string (c, &name, &name_len, "tensor name", error))
+    return FALSE;
+  ti->name = g_utf8_make_valid (name, (gssize) name_len);
+  if (name_len >= GGUF_MAX_NAME)
+    {
+      c->pos = ti->info_offset;
+      return fail (error, c, TS_FORMAT_ERROR_NAME_TOO_LONG,
+                   "tensor name '%s' is %" G_GUINT64_FORMAT " bytes long (at most %d)",
+                   ti->name, name_len, GGUF_MAX_NAME - 1);
+    }
+  if (g_hash_table_contains (seen, ti->name))
+    {
+      c->pos = ti->info_offset;
+      return fail (error, c, TS_FORMAT_ERROR_DUPLICATE_TENSOR,
+                   "tensor '%s' is described twice", ti->name);
+    }
+  if (!read_u32 (c, &ti->n_dims, "tensor dimension count", error))
+    return FALSE;
+  if (ti->n_dims > GGUF_MAX_DIMS)
+    {
+      c->pos -= 4;
+      return fail (error, c, TS_FORMAT_ERROR_TOO_MANY_DIMS,
+                   "tensor '%s' has %u dimensions (at most %d)",
+                   ti->name, ti->n_dims, GGUF_MAX_DIMS);
+    }
+  ti->n_elements = 1;
+  for (guint d = 0; d < ti->n_dims; d++)
+    {
+      if (!read_u64 (c, &ti->dims[d], "tensor dimensions", error))
+        return FALSE;
+      if (ti->dims[d] > (guint64) G_MAXINT64)
+        {
+          c->pos -= 8;
+          return fail (error, c, TS_FORMAT_ERROR_INVALID_DIM,
+                       "tensor '%s': dimension %u is negative (%" G_GINT64_FORMAT ")",
+                       ti->name, d, (gint64) ti->dims[d]);
+        }
+      if (!ts_mul_u64 (ti->n_elements, ti->dims[d], &ti->n_elements) ||
+          ti->n_elements > (guint64) G_MAXINT64)
+        {
+          c->pos -= 8;
+          return fail (error, c, TS_FORMAT_ERROR_OVERFLOW,
+                       "tensor '%s': the element count overflows 64 bits", ti->name);
+        }
+    }
+  if (!read_u32 (c, &ti->ggml_type, "tensor type", error))
+    return FALSE;
+  if (ti->ggml_type >= GGUF_TYPE_LIMIT)
+    {
+      c->pos -= 4;
+      return fail (error, c, TS_FORMAT_ERROR_INVALID_TYPE,
+                   "tensor '%s': ggml type %u is out of range", ti->name, ti->ggml_type);
+    }
+  ti->dtype = ts_dtype_from_ggml (ti->ggml_type);
+  if (!read_u64 (c, &ti->offset, "tensor offset", error))
+    return FALSE;
+
+  ti->size = G_MAXUINT64;
+  if (ti->dtype != TS_DTYPE_UNKNOWN)
+    {
+      const TsDTypeInfo *info = ts_dtype_get_info (ti->dtype);
+      guint64 ne0 = ti->n_dims > 0 ? ti->dims[0] : 1;
+
+      if (ne0 % info->block_size != 0)
+        {
+          c->pos = ti->info_offset;
+          return fail (error, c, TS_FORMAT_ERROR_BLOCK_MISALIGNED,
+                       "tensor '%s': row length %" G_GUINT64_FORMAT " is not a "
+                       "multiple of the %s block size %u",
+                       ti->name, ne0, info->name, info->block_size);
+        }
+      if (!ts_dtype_compute_size (ti->dtype, ti->n_elements, &ti->size))
+        {
+          c->pos = ti->info_offset;
+          return fail (error, c, TS_FORMAT_ERROR_OVERFLOW,
+                       "tensor '%s': the byte size overflows 64 bits", ti->name);
+        }
+    }
+  if (ti->offset % self->alignment != 0)
+    {
+      c->pos -= 8;
+      return fail (error, c, TS_FORMAT_ERROR_UNALIGNED_OFFSET,
+                   "tensor '%s': offset %" G_GUINT64_FORMAT " is not a multiple "
+                   "of the alignment %u", ti->name, ti->offset, self->alignment);
+    }
+  g_hash_table_add (seen, ti->name);
+  return TRUE;
+}
+
+static guint64
+align_up (guint64 v, guint64 alignment)
+{
+  return (v + alignment - 1) / alignment * alignment;
+}
+
+/* Offsets must follow each other exactly, each tensor padded to the
+ * alignment, as llama.cpp requires. Unknown types take the room up to the
+ * next tensor (or the end of the file). */
+static gboolean
+check_data_layout (TsGgufFile  *self,
+                   TsCursor    *c,
+                   GArray      *infos,
+                   guint64      data_start,
+                   guint64     *data_end,
+                   GError     **error)
+{
+  guint64 expected = 0;
+  guint64 data_size = c->size > data_start ? c->size - data_start : 0;
+
+  for (guint i = 0; i < infos->len; i++)
+    {
+      TensorInfo *ti = &g_array_index (infos, TensorInfo, i);
+      guint64 end;
+
+      c->pos = ti->info_offset;
+      if (ti->offset < expected)
+        return fail (error, c, TS_FORMAT_ERROR_DATA_OVERLAP,
+                     "tensor '%s' at data offset %" G_GUINT64_FORMAT " overlaps the "
+                     "previous tensor, which ends at %" G_GUINT64_FORMAT,
+                     ti->name, ti->offset, expected);
+      if (ti->offset > expected)
+        return fail (error, c, TS_FORMAT_ERROR_DATA_GAP,
+                     "tensor '%s' has data offset %" G_GUINT64_FORMAT ", expected %"
+                     G_GUINT64_FORMAT " (a gap between tensors)",
+                     ti->name, ti->offset, expected);
+      if (ti->size == G_MAXUINT64)
+        {
+          guint64 next = i + 1 < infos->len
+            ? g_array_index (infos, TensorInfo, i + 1).offset : data_size;
+
+          ti->size = next > ti->offset ? next - ti->offset : 0;
+        }
+      if (!ts_add_u64 (ti->offset, ti->size, &end) || end > data_size)
+        {
+          g_autofree char *abs_end = _ts_format_count (data_start + ti->offset + ti->size);
+          g_autofree char *fsize = _ts_format_count (c->size);
+
+          return fail (error, c, TS_FORMAT_ERROR_DATA_PAST_EOF,
+                       "tensor '%s' ends at byte %s but the file has %s bytes "
+                       "(truncated download?)", ti->name, abs_end, fsize);
+        }
+      expected = align_up (end, self->alignment);
+    }
+  *data_end = MIN (data_start + expected, c->size);
+  return TRUE;
+}
+
+static void
+add_regions (TsGgufFile *self,
+             TsFilePart *part,
+             guint64     data_start,
+             guint64     data_end,
+             gboolean    has_tensors)
+{
+  guint64 size = ts_file_part_get_size (part);
+  guint64 pad_end = MIN (data_start, size);
+
+  _ts_file_part_add_region (part, TS_REGION_FIXED_HEADER, 0, GGUF_FIXED_HEADER_SIZE);
+  _ts_file_part_add_region (part, TS_REGION_METADATA, GGUF_FIXED_HEADER_SIZE,
+                            self->metadata_end - GGUF_FIXED_HEADER_SIZE);
+  _ts_file_part_add_region (part, TS_REGION_TENSOR_INFO, self->metadata_end,
+                            self->tensor_info_end - self->metadata_end);
+  if (pad_end > self->tensor_info_end)
+    _ts_file_part_add_region (part, TS_REGION_PADDING, self->tensor_info_end,
+                              pad_end - self->tensor_info_end);
+  if (has_tensors && data_end > data_start)
+    _ts_file_part_add_region (part, TS_REGION_TENSOR_DATA, data_start,
+                              data_end - data_start);
+  else
+    data_end = pad_end;
+  if (size > data_end)
+    {
+      g_autofree char *n = _ts_format_count (size - data_end);
+      g_autofree char *at = _ts_format_count (data_end);
+
+      _ts_file_part_add_region (part, TS_REGION_UNEXPLAINED, data_end, size - data_end);
+      _ts_model_file_add_warning (TS_MODEL_FILE (self),
+                                  "%s: %s bytes after the last tensor (from byte %s) "
+                                  "are not explained by the format",
+                                  ts_file_part_get_name (part), n, at);
+    }
+}
+
+static gboolean
+load_tensors (TsGgufFile    *self,
+              TsCursor      *c,
+              TsFilePart    *part,
+              guint64        n_tensors,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  /* grown as descriptors are proven to exist, never sized from the count */
+  g_autoptr(GArray) infos = g_array_new (FALSE, TRUE, sizeof (TensorInfo));
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  guint64 data_start, data_end = 0;
+
+  g_array_set_clear_func (infos, tensor_info_clear);
+  for (guint64 i = 0; i < n_tensors; i++)
+    {
+      TensorInfo ti = { 0 };
+
+      if (i % 1024 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      if (!read_tensor_info (self, c, seen, &ti, error))
+        {
+          tensor_info_clear (&ti);
+          return FALSE;
+        }
+      g_array_append_val (infos, ti);
+    }
+  self->tensor_info_end = c->pos;
+  data_start = align_up (c->pos, self->alignment);
+  if (!check_data_layout (self, c, infos, data_start, &data_end, error))
+    return FALSE;
+
+  _ts_file_part_set_data_offset (part, MIN (data_start, c->size));
+  add_regions (self, part, data_start, data_end, infos->len > 0);
+
+  for (guint i = 0; i < infos->len; i++)
+    {
+      TensorInfo *ti = &g_array_index (infos, TensorInfo, i);
+      g_autoptr(TsTensor) tensor = NULL;
+      g_autofree char *raw = NULL;
+
+      if (ti->dtype == TS_DTYPE_UNKNOWN)
+        {
+          raw = g_strdup_printf ("ggml type %u", ti->ggml_type);
+          _ts_model_file_add_warning (TS_MODEL_FILE (self),
+                                      "tensor '%s' has ggml type %u, which this "
+                                      "version does not know; shown as unknown",
+                                      ti->name, ti->ggml_type);
+        }
+      tensor = _ts_tensor_new (ti->name, ti->dtype, raw, ti->n_dims, ti->dims, TRUE,
+                               part, data_start + ti->offset, ti->size,
+                               ti->n_elements);
+      _ts_model_file_add_tensor (TS_MODEL_FILE (self), tensor);
+    }
+  return TRUE;
+}
+
+TsModelFile *
+_ts_gguf_file_load (GFile         *file,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  g_autoptr(TsGgufFile) self = g_object_new (TS_TYPE_GGUF_FILE, NULL);
+  g_autoptr(TsFilePart) part = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  TsCursor cursor;
+  guint64 n_tensors, n_kv;
+
+  part = _ts_file_part_open (file, 0, error);
+  if (part == NULL)
+    return NULL;
+  _ts_model_file_set_file (TS_MODEL_FILE (self), file);
+
+  cursor.name = ts_file_part_get_name (part);
+  cursor.data = ts_file_part_get_contents (part);
+  cursor.size = ts_file_part_get_size (part);
+  cursor.pos = 0;
+  bytes = ts_file_part_get_mapping (part)
+    ? g_mapped_file_get_bytes (ts_file_part_get_mapping (part))
+    : g_bytes_new_static ("", 0);
+
+  if (!read_header (self, &cursor, &n_tensors, &n_kv, error) ||
+      !read_metadata (self, &cursor, bytes, n_kv, cancellable, error))
+    return NULL;
+  self->metadata_end = cursor.pos;
+  if (!load_tensors (self, &cursor, part, n_tensors, cancellable, error))
+    return NULL;
+
+  _ts_model_file_add_part (TS_MODEL_FILE (self), part);
+  return TS_MODEL_FILE (g_steal_pointer (&self));
+}
+
+guint32
+ts_gguf_file_get_version (TsGgufFile *self)
+{
+  g_return_val_if_fail (TS_IS_GGUF_FILE (self), 0);
+  return self->version;
+}
+
+guint32
+ts_gguf_file_get_alignment (TsGgufFile *self)
+{
+  g_return_val_if_fail (TS_IS_GGUF_FILE (self), 0);
+  return self->alignment;
+}
+
+guint64
+ts_gguf_file_get_metadata_end (TsGgufFile *self)
+{
+  g_return_val_if_fail (TS_IS_GGUF_FILE (self), 0);
+  return self->metadata_end;
+}
+
+guint64
+ts_gguf_file_get_tensor_info_end (TsGgufFile *self)
+{
+  g_return_val_if_fail (TS_IS_GGUF_FILE (self), 0);
+  return self->tensor_info_end;
+}

@@ -1,0 +1,23 @@
+/* ts-gguf-file.h
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "ts-model-file.h"
+
+G_BEGIN_DECLS
+
+#define TS_TYPE_GGUF_FILE (ts_gguf_file_get_type ())
+
+G_DECLARE_FINAL_TYPE (TsGgufFile, ts_gguf_file, TS, GGUF_FILE, TsModelFile)
+
+guint32     ts_gguf_file_get_version       (TsGgufFile *self);
+guint32     ts_gguf_file_get_alignment     (TsGgufFile *self);
+/* absolute byte range of a section of the file */
+guint64     ts_gguf_file_get_metadata_end  (TsGgufFile *self);
+guint64     ts_gguf_file_get_tensor_info_end (TsGgufFile *self);
+
+G_END_DECLS

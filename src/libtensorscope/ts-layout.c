@@ -1,0 +1,1895 @@
+/* ts-layout.c: band geometry of a model file and its cairo drawing
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+
+#include "ts-layout.h"
+
+/* Layout metrics, in layout units (px at scale 1). */
+#define MARGIN            20.0
+#define TITLE_HEIGHT      58.0
+#define HEADING_HEIGHT    22.0
+#define RULER_HEIGHT      15.0
+#define BAR_HEIGHT        46.0
+#define LABEL_GAP         14.0
+#define LABEL_ROW_HEIGHT  34.0
+#define LABEL_SPACING     12.0
+#define STRIP_SPACING     18.0
+#define LEGEND_ROW_HEIGHT 22.0
+#define REGION_MIN_WIDTH  6.0
+#define TENSOR_MIN_WIDTH  1.0
+#define MAX_LABEL_ROWS    8
+#define MIN_VIEW_SPAN     16
+#define FONT_FAMILY       "sans-serif"
+
+typedef struct
+{
+  gint   layer;
+  double x0;
+  double x1;
+} LayerSpan;
+
+typedef struct
+{
+  guint   band;       /* region band id */
+  double  x;          /* left of the text */
+  double  y;          /* top of the box */
+  double  width;
+  char   *line2;      /* byte range */
+} LabelBox;
+
+typedef struct
+{
+  TsFilePart *part;           /* borrowed from the model */
+  char       *heading;
+  guint64     size;
+  guint       first_region;   /* band ids: regions, then tensors by offset */
+  guint       n_regions;
+  guint       first_tensor;
+  guint       n_tensors;
+  gboolean    has_layers;
+
+  /* geometry */
+  double      y;
+  double      bar_y;
+  double      label_y;
+  guint       n_label_rows;
+  guint       first_visible_region;
+  guint       n_visible_regions;
+  GArray     *layers;         /* LayerSpan */
+  GArray     *label_boxes;    /* LabelBox */
+} Strip;
+
+typedef struct
+{
+  gboolean     is_role;
+  guint        value;
+  double       x;
+  double       y;
+} LegendItem;
+
+struct _TsLayout
+{
+  GObject      parent_instance;
+
+  TsModelFile *model;
+  GArray      *bands;          /* TsLayoutBand */
+  GArray      *strips;         /* Strip */
+  GPtrArray   *strings;        /* owned label strings */
+  GHashTable  *tensor_bands;   /* TsTensor* -> band id + 1 */
+  GArray      *legend;         /* LegendItem */
+  char        *title;
+  char        *subtitle;
+
+  guint64      max_part_size;
+  guint64      view_start;
+  guint64      view_end;
+  gboolean     show_title;
+  gboolean     show_legend;
+
+  double       width;
+  double       height;
+  double       x0;
+  double       x1;
+  double       legend_y;
+
+  cairo_surface_t *measure_surface;
+  cairo_t         *measure_cr;
+  GString         *text_layer;   /* SVG <text> elements while exporting */
+};
+
+G_DEFINE_FINAL_TYPE (TsLayout, ts_layout, G_TYPE_OBJECT)
+
+/* ------------------------------------------------------------------------ */
+/* Roles and colours                                                         */
+
+static gboolean
+has_component (const char *name,
+               const char *word)
+{
+  return strstr (name, word) != NULL;
+}
+
+static gint
+parse_layer (const char *name)
+{
+  static const char * const prefixes[] = { "layers.", "blk.", "h.", "layer.", "block.", "blocks." };
+
+  for (guint i = 0; i < G_N_ELEMENTS (prefixes); i++)
+    {
+      const char *p = name;
+      gsize len = strlen (prefixes[i]);
+
+      while ((p = strstr (p, prefixes[i])) != NULL)
+        {
+          gboolean at_start = (p == name || p[-1] == '.');
+
+          p += len;
+          if (at_start && g_ascii_isdigit (*p))
+            {
+              guint64 n = g_ascii_strtoull (p, NULL, 10);
+              return n > G_MAXINT ? -1 : (gint) n;
+            }
+        }
+    }
+
+  return -1;
+}
+
+/**
+ * ts_tensor_role_from_name:
+ * @name: a tensor name in Hugging Face or GGUF convention
+ * @out_layer: (out) (optional): the block number, or -1
+ *
+ * Returns: the role of the tensor
+ */
+TsTensorRole
+ts_tensor_role_from_name (const char *name,
+                          gint       *out_layer)
+{
+  g_return_val_if_fail (name != NULL, TS_TENSOR_ROLE_OTHER);
+
+  if (out_layer != NULL)
+    *out_layer = parse_layer (name);
+
+  /* Norms first: "post_attention_layernorm" is a norm, not attention. */
+  if (has_component (name, "norm") || g_str_has_prefix (name, "ln_") ||
+      has_component (name, ".ln_") || has_component (name, ".ln."))
+    return TS_TENSOR_ROLE_NORM;
+  if (has_component (name, "embed") || g_str_has_prefix (name, "token_embd") ||
+      has_component (name, "wte.") || has_component (name, "tok_embeddings") ||
+      has_component (name, "word_embeddings"))
+    return TS_TENSOR_ROLE_EMBEDDING;
+  if (g_str_has_prefix (name, "lm_head") || g_str_has_prefix (name, "output.") ||
+      strcmp (name, "output") == 0)
+    return TS_TENSOR_ROLE_OUTPUT;
+  if (has_component (name, "attn") || has_component (name, "attention") ||
+      has_component (name, "q_proj") || has_component (name, "k_proj") ||
+      has_component (name, "v_proj") || has_component (name, "o_proj"))
+    return TS_TENSOR_ROLE_ATTENTION;
+  if (has_component (name, "mlp") || has_component (name, "ffn") ||
+      has_component (name, "feed_forward") || has_component (name, "gate_proj") ||
+      has_component (name, "up_proj") || has_component (name, "down_proj") ||
+      has_component (name, "experts"))
+    return TS_TENSOR_ROLE_FEED_FORWARD;
+
+  return TS_TENSOR_ROLE_OTHER;
+}
+
+const char *
+ts_layout_get_role_label (TsTensorRole role)
+{
+  switch (role)
+    {
+    case TS_TENSOR_ROLE_EMBEDDING:    return _("Embedding");
+    case TS_TENSOR_ROLE_ATTENTION:    return _("Attention");
+    case TS_TENSOR_ROLE_FEED_FORWARD: return _("Feed-forward");
+    case TS_TENSOR_ROLE_NORM:         return _("Norm");
+    case TS_TENSOR_ROLE_OUTPUT:       return _("Output");
+    case TS_TENSOR_ROLE_OTHER:        return _("Generated / other");
+    case TS_TENSOR_ROLE_N_ROLES:
+    default:                          return "";
+    }
+}
+
+const char *
+ts_layout_get_kind_label (TsRegionKind kind)
+{
+  switch (kind)
+    {
+    case TS_REGION_LENGTH_PREFIX: return _("Length prefix");
+    case TS_REGION_JSON_HEADER:   return _("JSON header");
+    case TS_REGION_FIXED_HEADER:  return _("GGUF header");
+    case TS_REGION_METADATA:      return _("Metadata");
+    case TS_REGION_TENSOR_INFO:   return _("Tensor descriptors");
+    case TS_REGION_PADDING:       return _("Alignment padding");
+    case TS_REGION_TENSOR_DATA:   return _("Tensor data");
+    case TS_REGION_UNEXPLAINED:   return _("Unexplained bytes");
+    case TS_REGION_N_KINDS:
+    default:                      return "";
+    }
+}
+
+/* GNOME HIG palette */
+guint32
+ts_layout_get_role_color (TsTensorRole role)
+{
+  switch (role)
+    {
+    case TS_TENSOR_ROLE_EMBEDDING:    return 0x9141ac;
+    case TS_TENSOR_ROLE_ATTENTION:    return 0x3584e4;
+    case TS_TENSOR_ROLE_FEED_FORWARD: return 0x26a269;
+    case TS_TENSOR_ROLE_NORM:         return 0xe5a50a;
+    case TS_TENSOR_ROLE_OUTPUT:       return 0xe01b24;
+    case TS_TENSOR_ROLE_OTHER:
+    case TS_TENSOR_ROLE_N_ROLES:
+    default:                          return 0x9a9996;
+    }
+}
+
+guint32
+ts_layout_get_kind_color (TsRegionKind kind)
+{
+  switch (kind)
+    {
+    case TS_REGION_LENGTH_PREFIX: return 0x3d3846;
+    case TS_REGION_JSON_HEADER:   return 0xff7800;
+    case TS_REGION_FIXED_HEADER:  return 0x3d3846;
+    case TS_REGION_METADATA:      return 0xff7800;
+    case TS_REGION_TENSOR_INFO:   return 0x986a44;
+    case TS_REGION_PADDING:       return 0xc0bfbc;
+    case TS_REGION_TENSOR_DATA:   return 0x77767b;
+    case TS_REGION_UNEXPLAINED:   return 0xc01c28;
+    case TS_REGION_N_KINDS:
+    default:                      return 0x77767b;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text helpers                                                              */
+
+static char *
+format_count (guint64 n)
+{
+  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  GString *out = g_string_new (NULL);
+  gsize len = strlen (digits);
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (i > 0 && (len - i) % 3 == 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, digits[i]);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static char *
+format_range (guint64 start,
+              guint64 end)
+{
+  g_autofree char *a = format_count (start);
+  g_autofree char *b = format_count (end);
+
+  /* Translators: an absolute byte range [start, end) */
+  return g_strdup_printf (_("bytes %s – %s"), a, b);
+}
+
+static const char *
+intern_string (TsLayout *self,
+               char     *str)
+{
+  g_ptr_array_add (self->strings, str);
+  return str;
+}
+
+static void
+set_font (cairo_t  *cr,
+          double    size,
+          gboolean  bold)
+{
+  cairo_select_font_face (cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL,
+                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size (cr, size);
+}
+
+static double
+measure_text (TsLayout   *self,
+              const char *text,
+              double      size,
+              gboolean    bold)
+{
+  cairo_text_extents_t ext;
+
+  set_font (self->measure_cr, size, bold);
+  cairo_text_extents (self->measure_cr, text, &ext);
+  return ext.x_advance;
+}
+
+static void
+set_rgb (cairo_t *cr,
+         guint32  rgb,
+         double   alpha)
+{
+  cairo_set_source_rgba (cr,
+                         ((rgb >> 16) & 0xff) / 255.0,
+                         ((rgb >> 8) & 0xff) / 255.0,
+                         (rgb & 0xff) / 255.0,
+                         alpha);
+}
+
+/* Draws @text with its baseline at (@x, @y) and records it in the SVG text
+ * layer, so exported diagrams stay searchable. */
+static void
+draw_text (TsLayout   *self,
+           cairo_t    *cr,
+           const char *text,
+           double      x,
+           double      y,
+           double      size,
+           gboolean    bold,
+           guint32     rgb)
+{
+  set_font (cr, size, bold);
+  set_rgb (cr, rgb, 1.0);
+  cairo_move_to (cr, x, y);
+  cairo_show_text (cr, text);
+
+  if (self->text_layer != NULL)
+    {
+      double dx = x, dy = y, dsize = size, dzero = 0;
+      g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+      cairo_user_to_device (cr, &dx, &dy);
+      cairo_user_to_device_distance (cr, &dsize, &dzero);
+      g_string_append_printf (self->text_layer,
+                              "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.2f\"%s>%s</text>\n",
+                              dx, dy, dsize, bold ? " font-weight=\"bold\"" : "",
+                              escaped);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Building the bands                                                        */
+
+static void
+strip_clear (gpointer data)
+{
+  Strip *strip = data;
+
+  g_clear_pointer (&strip->heading, g_free);
+  g_clear_pointer (&strip->layers, g_array_unref);
+  g_clear_pointer (&strip->label_boxes, g_array_unref);
+}
+
+static void
+label_box_clear (gpointer data)
+{
+  LabelBox *box = data;
+
+  g_clear_pointer (&box->line2, g_free);
+}
+
+static int
+compare_tensor_offset (gconstpointer a,
+                       gconstpointer b)
+{
+  TsTensor *ta = *(TsTensor **) a;
+  TsTensor *tb = *(TsTensor **) b;
+  guint64 oa = ts_tensor_get_offset (ta);
+  guint64 ob = ts_tensor_get_offset (tb);
+
+  return oa < ob ? -1 : oa > ob ? 1 : 0;
+}
+
+static guint
+find_data_region (TsLayout *self,
+                  Strip    *strip,
+                  guint64   offset)
+{
+  for (guint i = 0; i < strip->n_regions; i++)
+    {
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_region + i);
+
+      if (r->kind == TS_REGION_TENSOR_DATA &&
+          offset >= r->offset && offset - r->offset < MAX (r->length, 1))
+        return r->id;
+    }
+
+  return TS_LAYOUT_NO_BAND;
+}
+
+static void
+add_region_bands (TsLayout *self,
+                  Strip    *strip,
+                  guint     part_index)
+{
+  GListModel *regions = ts_file_part_get_regions (strip->part);
+  guint n = g_list_model_get_n_items (regions);
+
+  strip->first_region = self->bands->len;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsRegion) region = g_list_model_get_item (regions, i);
+      TsLayoutBand band = { 0 };
+      g_autofree char *size = NULL;
+
+      band.id = self->bands->len;
+      band.type = TS_LAYOUT_BAND_REGION;
+      band.kind = ts_region_get_kind (region);
+      band.role = TS_TENSOR_ROLE_OTHER;
+      band.layer = -1;
+      band.part = part_index;
+      band.parent = TS_LAYOUT_NO_BAND;
+      band.offset = ts_region_get_offset (region);
+      band.length = ts_region_get_length (region);
+      size = g_format_size (band.length);
+      band.label = intern_string (self, g_strdup_printf ("%s · %s",
+                                                         ts_layout_get_kind_label (band.kind),
+                                                         size));
+      g_array_append_val (self->bands, band);
+    }
+  strip->n_regions = self->bands->len - strip->first_region;
+}
+
+static void
+add_tensor_bands (TsLayout  *self,
+                  Strip     *strip,
+                  guint      part_index,
+                  GPtrArray *tensors)
+{
+  g_ptr_array_sort (tensors, compare_tensor_offset);
+
+  strip->first_tensor = self->bands->len;
+  for (guint i = 0; i < tensors->len; i++)
+    {
+      TsTensor *tensor = g_ptr_array_index (tensors, i);
+      TsLayoutBand band = { 0 };
+
+      band.id = self->bands->len;
+      band.type = TS_LAYOUT_BAND_TENSOR;
+      band.kind = TS_REGION_TENSOR_DATA;
+      band.role = ts_tensor_role_from_name (ts_tensor_get_name (tensor), &band.layer);
+      band.part = part_index;
+      band.tensor = tensor;
+      band.offset = ts_tensor_get_offset (tensor);
+      band.length = ts_tensor_get_size (tensor);
+      band.parent = find_data_region (self, strip, band.offset);
+      band.label = ts_tensor_get_name (tensor);
+      if (band.parent == TS_LAYOUT_NO_BAND)
+        continue;   /* not inside a data region: nothing to draw it in */
+      if (band.layer >= 0)
+        strip->has_layers = TRUE;
+      g_array_append_val (self->bands, band);
+      g_hash_table_insert (self->tensor_bands, tensor, GUINT_TO_POINTER (band.id + 1));
+    }
+  strip->n_tensors = self->bands->len - strip->first_tensor;
+}
+
+static void
+build_bands (TsLayout *self)
+{
+  GListModel *parts = ts_model_file_get_parts (self->model);
+  GListModel *tensors = ts_model_file_get_tensors (self->model);
+  guint n_parts = g_list_model_get_n_items (parts);
+  guint n_tensors = g_list_model_get_n_items (tensors);
+  g_autoptr(GHashTable) by_part = g_hash_table_new_full (NULL, NULL, NULL,
+                                                         (GDestroyNotify) g_ptr_array_unref);
+  g_autofree char *total = NULL;
+  g_autofree char *count = NULL;
+
+  for (guint i = 0; i < n_tensors; i++)
+    {
+      g_autoptr(TsTensor) tensor = g_list_model_get_item (tensors, i);
+      TsFilePart *part = ts_tensor_get_part (tensor);
+      GPtrArray *list = g_hash_table_lookup (by_part, part);
+
+      if (list == NULL)
+        g_hash_table_insert (by_part, part, (list = g_ptr_array_new ()));
+      /* the model's list model keeps the tensor alive */
+      g_ptr_array_add (list, tensor);
+    }
+
+  for (guint p = 0; p < n_parts; p++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (parts, p);
+      g_autofree char *size = g_format_size (ts_file_part_get_size (part));
+      Strip strip = { 0 };
+      GPtrArray *list;
+
+      strip.part = part;
+      strip.size = ts_file_part_get_size (part);
+      strip.heading = g_strdup_printf ("%s — %s", ts_file_part_get_name (part), size);
+      strip.layers = g_array_new (FALSE, FALSE, sizeof (LayerSpan));
+      strip.label_boxes = g_array_new (FALSE, FALSE, sizeof (LabelBox));
+      g_array_set_clear_func (strip.label_boxes, label_box_clear);
+      self->max_part_size = MAX (self->max_part_size, strip.size);
+
+      add_region_bands (self, &strip, p);
+      if ((list = g_hash_table_lookup (by_part, part)) != NULL)
+        add_tensor_bands (self, &strip, p, list);
+      else
+        strip.first_tensor = self->bands->len;
+
+      g_array_append_val (self->strips, strip);
+    }
+
+  self->title = g_strdup (ts_model_file_get_display_name (self->model));
+  total = g_format_size (ts_model_file_get_total_size (self->model));
+  count = format_count (ts_model_file_get_n_tensors (self->model));
+  self->subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                 "%s · %u file · %s · %s tensors",
+                                                 "%s · %u files · %s · %s tensors",
+                                                 n_parts),
+                                    ts_model_file_get_format (self->model) == TS_FORMAT_GGUF
+                                      ? "GGUF" : "Safetensors",
+                                    n_parts, total, count);
+  self->view_start = 0;
+  self->view_end = MAX (self->max_part_size, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GObject                                                                   */
+
+static void
+ts_layout_finalize (GObject *object)
+{
+  TsLayout *self = (TsLayout *) object;
+
+  g_clear_object (&self->model);
+  g_clear_pointer (&self->bands, g_array_unref);
+  g_clear_pointer (&self->strips, g_array_unref);
+  g_clear_pointer (&self->strings, g_ptr_array_unref);
+  g_clear_pointer (&self->tensor_bands, g_hash_table_unref);
+  g_clear_pointer (&self->legend, g_array_unref);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->subtitle, g_free);
+  g_clear_pointer (&self->measure_cr, cairo_destroy);
+  g_clear_pointer (&self->measure_surface, cairo_surface_destroy);
+
+  G_OBJECT_CLASS (ts_layout_parent_class)->finalize (object);
+}
+
+static void
+ts_layout_class_init (TsLayoutClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ts_layout_finalize;
+}
+
+static void
+ts_layout_init (TsLayout *self)
+{
+  self->bands = g_array_new (FALSE, TRUE, sizeof (TsLayoutBand));
+  self->strips = g_array_new (FALSE, TRUE, sizeof (Strip));
+  g_array_set_clear_func (self->strips, strip_clear);
+  self->strings = g_ptr_array_new_with_free_func (g_free);
+  self->tensor_bands = g_hash_table_new (NULL, NULL);
+  self->legend = g_array_new (FALSE, TRUE, sizeof (LegendItem));
+  self->show_title = TRUE;
+  self->show_legend = TRUE;
+  self->measure_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  self->measure_cr = cairo_create (self->measure_surface);
+}
+
+/**
+ * ts_layout_new:
+ * @model: a loaded model
+ *
+ * Builds the bands of @model: one strip per part, one band per region, and
+ * the tensor-data regions subdivided per tensor. Call ts_layout_allocate()
+ * before reading geometry or drawing.
+ *
+ * Returns: (transfer full): a new layout
+ */
+TsLayout *
+ts_layout_new (TsModelFile *model)
+{
+  TsLayout *self;
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (model), NULL);
+
+  self = g_object_new (TS_TYPE_LAYOUT, NULL);
+  self->model = g_object_ref (model);
+  build_bands (self);
+
+  return self;
+}
+
+TsModelFile *
+ts_layout_get_model (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), NULL);
+
+  return self->model;
+}
+
+void
+ts_layout_set_show_title (TsLayout *self,
+                          gboolean  show_title)
+{
+  g_return_if_fail (TS_IS_LAYOUT (self));
+
+  self->show_title = !!show_title;
+}
+
+gboolean
+ts_layout_get_show_title (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), FALSE);
+
+  return self->show_title;
+}
+
+void
+ts_layout_set_show_legend (TsLayout *self,
+                           gboolean  show_legend)
+{
+  g_return_if_fail (TS_IS_LAYOUT (self));
+
+  self->show_legend = !!show_legend;
+}
+
+gboolean
+ts_layout_get_show_legend (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), FALSE);
+
+  return self->show_legend;
+}
+
+/* ------------------------------------------------------------------------ */
+/* View range                                                                */
+
+guint64
+ts_layout_get_max_part_size (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), 0);
+
+  return self->max_part_size;
+}
+
+void
+ts_layout_set_view_range (TsLayout *self,
+                          guint64   start,
+                          guint64   end)
+{
+  guint64 limit;
+
+  g_return_if_fail (TS_IS_LAYOUT (self));
+
+  limit = MAX (self->max_part_size, 1);
+  end = MIN (end, limit);
+  start = MIN (start, end);
+
+  if (end - start < MIN_VIEW_SPAN)
+    {
+      guint64 span = MIN ((guint64) MIN_VIEW_SPAN, limit);
+      guint64 mid = start + (end - start) / 2;
+
+      start = mid > span / 2 ? mid - span / 2 : 0;
+      if (start + span > limit)
+        start = limit - span;
+      end = start + span;
+    }
+
+  self->view_start = start;
+  self->view_end = end;
+}
+
+void
+ts_layout_get_view_range (TsLayout *self,
+                          guint64  *start,
+                          guint64  *end)
+{
+  g_return_if_fail (TS_IS_LAYOUT (self));
+
+  if (start != NULL)
+    *start = self->view_start;
+  if (end != NULL)
+    *end = self->view_end;
+}
+
+void
+ts_layout_reset_view_range (TsLayout *self)
+{
+  g_return_if_fail (TS_IS_LAYOUT (self));
+
+  self->view_start = 0;
+  self->view_end = MAX (self->max_part_size, 1);
+}
+
+gboolean
+ts_layout_is_zoomed (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), FALSE);
+
+  return self->view_start != 0 || self->view_end != MAX (self->max_part_size, 1);
+}
+
+guint64
+ts_layout_x_to_offset (TsLayout *self,
+                       double    x)
+{
+  double t, span;
+
+  g_return_val_if_fail (TS_IS_LAYOUT (self), 0);
+
+  if (self->x1 <= self->x0)
+    return self->view_start;
+
+  t = CLAMP ((x - self->x0) / (self->x1 - self->x0), 0.0, 1.0);
+  span = (double) (self->view_end - self->view_start);
+  return self->view_start + (guint64) (t * span);
+}
+
+void
+ts_layout_zoom_at (TsLayout *self,
+                   double    factor,
+                   double    x)
+{
+  guint64 anchor, span, limit;
+  double t, new_span;
+  gint64 start;
+
+  g_return_if_fail (TS_IS_LAYOUT (self));
+  g_return_if_fail (factor > 0);
+
+  limit = MAX (self->max_part_size, 1);
+  anchor = ts_layout_x_to_offset (self, x);
+  t = self->x1 > self->x0 ? CLAMP ((x - self->x0) / (self->x1 - self->x0), 0.0, 1.0) : 0.5;
+  span = self->view_end - self->view_start;
+  new_span = CLAMP ((double) span / factor, (double) MIN_VIEW_SPAN, (double) limit);
+  start = (gint64) ((double) anchor - t * new_span);
+  start = CLAMP (start, 0, (gint64) (limit - (guint64) new_span));
+  ts_layout_set_view_range (self, (guint64) start, (guint64) start + (guint64) new_span);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Geometry                                                                  */
+
+typedef struct
+{
+  guint   index;
+  guint64 length;
+} Item;
+
+static int
+compare_item_length (gconstpointer a,
+                     gconstpointer b)
+{
+  const Item *ia = a;
+  const Item *ib = b;
+
+  return ia->length < ib->length ? -1 : ia->length > ib->length ? 1 : 0;
+}
+
+/* Splits @total among @n items proportionally to @lengths, but gives every
+ * item at least @min_width; the others shrink to make room. Fixing the
+ * smallest items first is optimal: each fix lowers the rate of the rest, so
+ * one pass over the items sorted by length suffices (O(n log n)). */
+static void
+allocate_widths (const guint64 *lengths,
+                 guint          n,
+                 double         total,
+                 double         min_width,
+                 double        *out)
+{
+  g_autofree Item *items = NULL;
+  double remaining_len = 0;
+  double remaining_w = total;
+  guint k;
+
+  if (n == 0)
+    return;
+
+  if (min_width * n > total)
+    min_width = total / n / 2;
+
+  items = g_new (Item, n);
+  for (guint i = 0; i < n; i++)
+    {
+      items[i].index = i;
+      items[i].length = lengths[i];
+      remaining_len += (double) lengths[i];
+    }
+  qsort (items, n, sizeof (Item), compare_item_length);
+
+  for (k = 0; k < n; k++)
+    {
+      double len = (double) items[k].length;
+
+      if (remaining_len > 0 && len * (remaining_w / remaining_len) >= min_width)
+        break;
+      out[items[k].index] = min_width;
+      remaining_w -= min_width;
+      remaining_len -= len;
+    }
+
+  for (; k < n; k++)
+    out[items[k].index] = remaining_len > 0
+      ? (double) items[k].length / remaining_len * remaining_w
+      : remaining_w / (n - k);
+}
+
+static gboolean
+clip_to_view (TsLayout *self,
+              guint64   offset,
+              guint64   length,
+              guint64  *clip_start,
+              guint64  *clip_end)
+{
+  guint64 end = offset + length;
+  guint64 s = MAX (offset, self->view_start);
+  guint64 e = MIN (end, self->view_end);
+
+  if (e <= s)
+    return FALSE;
+
+  *clip_start = s;
+  *clip_end = e;
+  return TRUE;
+}
+
+static void
+place_tensors (TsLayout     *self,
+               Strip        *strip,
+               TsLayoutBand *region)
+{
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree guint64 *lengths = NULL;
+  g_autofree double *widths = NULL;
+  guint64 region_end = region->offset + region->length;
+  double x, min_width;
+
+  /* Each tensor's segment reaches to the next tensor, so the alignment
+   * padding between GGUF tensors is drawn with the tensor before it. */
+  for (guint i = 0; i < strip->n_tensors; i++)
+    {
+      TsLayoutBand *t = &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + i);
+      guint64 seg_start, seg_end, s, e;
+
+      if (t->parent != region->id)
+        continue;
+
+      seg_start = ids->len == 0 ? region->offset : t->offset;
+      seg_end = region_end;
+      for (guint j = i + 1; j < strip->n_tensors; j++)
+        {
+          TsLayoutBand *next = &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + j);
+          if (next->parent == region->id)
+            {
+              seg_end = MAX (next->offset, seg_start);
+              break;
+            }
+        }
+
+      if (!clip_to_view (self, seg_start, seg_end - seg_start, &s, &e))
+        continue;
+      g_array_append_val (ids, t->id);
+      lengths = g_renew (guint64, lengths, ids->len);
+      lengths[ids->len - 1] = e - s;
+    }
+
+  if (ids->len == 0)
+    return;
+
+  widths = g_new0 (double, ids->len);
+  min_width = ids->len * TENSOR_MIN_WIDTH <= region->width / 2 ? TENSOR_MIN_WIDTH : 0.0;
+  allocate_widths (lengths, ids->len, region->width, min_width, widths);
+
+  x = region->x;
+  for (guint i = 0; i < ids->len; i++)
+    {
+      TsLayoutBand *t = &g_array_index (self->bands, TsLayoutBand, g_array_index (ids, guint, i));
+
+      t->visible = TRUE;
+      t->x = x;
+      t->y = region->y;
+      t->width = widths[i];
+      t->height = region->height;
+      x += widths[i];
+    }
+}
+
+static void
+place_layers (TsLayout *self,
+              Strip    *strip)
+{
+  g_array_set_size (strip->layers, 0);
+
+  for (guint i = 0; i < strip->n_tensors; i++)
+    {
+      TsLayoutBand *t = &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + i);
+      LayerSpan *last;
+
+      if (!t->visible || t->layer < 0)
+        continue;
+
+      last = strip->layers->len > 0
+        ? &g_array_index (strip->layers, LayerSpan, strip->layers->len - 1) : NULL;
+      if (last != NULL && last->layer == t->layer)
+        last->x1 = t->x + t->width;
+      else
+        {
+          LayerSpan span = { t->layer, t->x, t->x + t->width };
+          g_array_append_val (strip->layers, span);
+        }
+    }
+}
+
+static void
+place_regions (TsLayout *self,
+               Strip    *strip,
+               double    scale)
+{
+  g_autofree guint64 *lengths = g_new0 (guint64, MAX (strip->n_regions, 1));
+  g_autofree double *widths = g_new0 (double, MAX (strip->n_regions, 1));
+  g_autofree guint *ids = g_new0 (guint, MAX (strip->n_regions, 1));
+  guint64 vis_end = MIN (self->view_end, strip->size);
+  guint n = 0;
+  double x = self->x0;
+
+  for (guint i = 0; i < strip->n_regions; i++)
+    {
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_region + i);
+      guint64 s, e;
+
+      if (!clip_to_view (self, r->offset, r->length, &s, &e))
+        continue;
+      if (n == 0)
+        strip->first_visible_region = r->id;
+      ids[n] = r->id;
+      lengths[n++] = e - s;
+    }
+  strip->n_visible_regions = n;
+
+  if (n == 0 || vis_end <= self->view_start)
+    return;
+
+  allocate_widths (lengths, n, (double) (vis_end - self->view_start) * scale,
+                   REGION_MIN_WIDTH, widths);
+
+  for (guint i = 0; i < n; i++)
+    {
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, ids[i]);
+
+      r->visible = TRUE;
+      r->x = x;
+      r->y = strip->bar_y;
+      r->width = widths[i];
+      r->height = BAR_HEIGHT;
+      x += widths[i];
+
+      if (r->kind == TS_REGION_TENSOR_DATA)
+        place_tensors (self, strip, r);
+    }
+}
+
+/* Region labels go below the bar, in as few rows as fit without overlap,
+ * each tied to its band by a leader line: this keeps a 29 KB header next
+ * to a 6 GB data section readable. */
+static void
+place_labels (TsLayout *self,
+              Strip    *strip)
+{
+  double row_end[MAX_LABEL_ROWS];
+  guint n_rows = 0;
+
+  g_array_set_size (strip->label_boxes, 0);
+
+  for (guint i = 0; i < strip->n_visible_regions; i++)
+    {
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_visible_region + i);
+      LabelBox box = { 0 };
+      double w1, w2, x;
+      guint row;
+
+      box.band = r->id;
+      box.line2 = format_range (r->offset, r->offset + r->length);
+      w1 = measure_text (self, r->label, 12, TRUE);
+      w2 = measure_text (self, box.line2, 10.5, FALSE);
+      box.width = MAX (w1, w2);
+      x = CLAMP (r->x + r->width / 2 - box.width / 2, self->x0, MAX (self->x0, self->x1 - box.width));
+
+      for (row = 0; row < n_rows; row++)
+        {
+          if (row_end[row] + LABEL_SPACING <= x)
+            break;
+          if (row_end[row] + LABEL_SPACING + box.width <= self->x1)
+            {
+              x = row_end[row] + LABEL_SPACING;
+              break;
+            }
+        }
+      if (row == n_rows)
+        {
+          if (n_rows < MAX_LABEL_ROWS)
+            n_rows++;
+          else
+            row = n_rows - 1;
+        }
+
+      row_end[row] = x + box.width;
+      box.x = x;
+      box.y = strip->label_y + row * LABEL_ROW_HEIGHT;
+      g_array_append_val (strip->label_boxes, box);
+    }
+
+  strip->n_label_rows = n_rows;
+}
+
+static double
+place_legend (TsLayout *self,
+              double    y)
+{
+  gboolean roles[TS_TENSOR_ROLE_N_ROLES] = { FALSE };
+  gboolean kinds[TS_REGION_N_KINDS] = { FALSE };
+  double x = self->x0;
+
+  g_array_set_size (self->legend, 0);
+
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      TsLayoutBand *b = &g_array_index (self->bands, TsLayoutBand, i);
+
+      if (b->type == TS_LAYOUT_BAND_TENSOR)
+        roles[b->role] = TRUE;
+      else if (b->kind != TS_REGION_TENSOR_DATA)
+        kinds[b->kind] = TRUE;
+    }
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      guint n = pass == 0 ? TS_REGION_N_KINDS : TS_TENSOR_ROLE_N_ROLES;
+
+      for (guint v = 0; v < n; v++)
+        {
+          LegendItem item = { pass == 1, v, 0, 0 };
+          const char *text;
+          double w;
+
+          if (pass == 0 ? !kinds[v] : !roles[v])
+            continue;
+          text = pass == 0 ? ts_layout_get_kind_label (v) : ts_layout_get_role_label (v);
+          w = 14 + 6 + measure_text (self, text, 12, FALSE) + 20;
+          if (x > self->x0 && x + w > self->x1)
+            {
+              x = self->x0;
+              y += LEGEND_ROW_HEIGHT;
+            }
+          item.x = x;
+          item.y = y;
+          g_array_append_val (self->legend, item);
+          x += w;
+        }
+    }
+
+  return self->legend->len > 0 ? y + LEGEND_ROW_HEIGHT : y;
+}
+
+/**
+ * ts_layout_allocate:
+ * @self: a layout
+ * @width: the width of the diagram in layout units
+ *
+ * Computes the geometry of every band for @width: strips share one byte
+ * scale (the largest part spans the full width); bands narrower than a
+ * minimum width are widened and their neighbours shrink to make room.
+ */
+void
+ts_layout_allocate (TsLayout *self,
+                    double    width)
+{
+  double y = MARGIN;
+  double scale;
+
+  g_return_if_fail (TS_IS_LAYOUT (self));
+
+  self->width = MAX (width, 2 * MARGIN + 40);
+  self->x0 = MARGIN;
+  self->x1 = self->width - MARGIN;
+  scale = (self->x1 - self->x0) / (double) MAX (self->view_end - self->view_start, 1);
+
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      TsLayoutBand *b = &g_array_index (self->bands, TsLayoutBand, i);
+      b->visible = FALSE;
+      b->x = b->y = b->width = b->height = 0;
+    }
+
+  if (self->show_title)
+    y += TITLE_HEIGHT;
+
+  for (guint s = 0; s < self->strips->len; s++)
+    {
+      Strip *strip = &g_array_index (self->strips, Strip, s);
+
+      strip->y = y;
+      y += HEADING_HEIGHT;
+      if (strip->has_layers)
+        y += RULER_HEIGHT;
+      strip->bar_y = y;
+      y += BAR_HEIGHT;
+      strip->label_y = y + LABEL_GAP;
+      strip->n_visible_regions = 0;
+
+      place_regions (self, strip, scale);
+      place_layers (self, strip);
+      place_labels (self, strip);
+
+      y = strip->label_y + strip->n_label_rows * LABEL_ROW_HEIGHT + STRIP_SPACING;
+    }
+
+  self->legend_y = y;
+  if (self->show_legend)
+    y = place_legend (self, y);
+  else
+    g_array_set_size (self->legend, 0);
+
+  self->height = y + MARGIN - STRIP_SPACING / 2;
+}
+
+double
+ts_layout_get_width (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), 0);
+
+  return self->width;
+}
+
+double
+ts_layout_get_height (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), 0);
+
+  return self->height;
+}
+
+void
+ts_layout_get_strip_extent (TsLayout *self,
+                            double   *x0,
+                            double   *x1)
+{
+  g_return_if_fail (TS_IS_LAYOUT (self));
+
+  if (x0 != NULL)
+    *x0 = self->x0;
+  if (x1 != NULL)
+    *x1 = self->x1;
+}
+
+guint
+ts_layout_get_n_bands (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), 0);
+
+  return self->bands->len;
+}
+
+const TsLayoutBand *
+ts_layout_get_band (TsLayout *self,
+                    guint     id)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), NULL);
+  g_return_val_if_fail (id < self->bands->len, NULL);
+
+  return &g_array_index (self->bands, TsLayoutBand, id);
+}
+
+guint
+ts_layout_find_tensor (TsLayout *self,
+                       TsTensor *tensor)
+{
+  gpointer value;
+
+  g_return_val_if_fail (TS_IS_LAYOUT (self), TS_LAYOUT_NO_BAND);
+
+  value = g_hash_table_lookup (self->tensor_bands, tensor);
+  return value != NULL ? GPOINTER_TO_UINT (value) - 1 : TS_LAYOUT_NO_BAND;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hit-testing                                                               */
+
+static int
+compare_x_to_band (const void *key,
+                   const void *element)
+{
+  double x = *(const double *) key;
+  const TsLayoutBand *band = element;
+
+  if (x < band->x)
+    return -1;
+  if (x >= band->x + band->width)
+    return 1;
+  return 0;
+}
+
+/* Bands of one kind in a strip are contiguous and sorted by offset; the
+ * visible ones are a contiguous run of them with increasing x. */
+static const TsLayoutBand *
+bsearch_bands (TsLayout *self,
+               guint     first,
+               guint     n,
+               double    x)
+{
+  guint lo = first, hi = first + n;
+
+  while (lo < hi && !g_array_index (self->bands, TsLayoutBand, lo).visible)
+    lo++;
+  while (hi > lo && !g_array_index (self->bands, TsLayoutBand, hi - 1).visible)
+    hi--;
+  if (lo == hi)
+    return NULL;
+
+  return bsearch (&x, &g_array_index (self->bands, TsLayoutBand, lo), hi - lo,
+                  sizeof (TsLayoutBand), compare_x_to_band);
+}
+
+const TsLayoutBand *
+ts_layout_hit_test (TsLayout *self,
+                    double    x,
+                    double    y)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), NULL);
+
+  for (guint s = 0; s < self->strips->len; s++)
+    {
+      Strip *strip = &g_array_index (self->strips, Strip, s);
+      const TsLayoutBand *region;
+      const TsLayoutBand *tensor;
+
+      if (y < strip->bar_y || y >= strip->bar_y + BAR_HEIGHT)
+        continue;
+
+      region = bsearch_bands (self, strip->first_region, strip->n_regions, x);
+      if (region == NULL || region->kind != TS_REGION_TENSOR_DATA || strip->n_tensors == 0)
+        return region;
+
+      /* Tensor bands of one part may sit in several data regions; only the
+       * visible ones have geometry, and those are in x order. */
+      tensor = bsearch_bands (self, strip->first_tensor, strip->n_tensors, x);
+      return tensor != NULL ? tensor : region;
+    }
+
+  return NULL;
+}
+
+char *
+ts_layout_dup_band_description (TsLayout           *self,
+                                const TsLayoutBand *band)
+{
+  g_autofree char *range = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *size = NULL;
+  Strip *strip;
+  double share;
+
+  g_return_val_if_fail (TS_IS_LAYOUT (self), NULL);
+  g_return_val_if_fail (band != NULL, NULL);
+
+  strip = &g_array_index (self->strips, Strip, band->part);
+  range = format_range (band->offset, band->offset + band->length);
+  count = format_count (band->length);
+  size = g_format_size (band->length);
+  share = strip->size > 0 ? 100.0 * (double) band->length / (double) strip->size : 0.0;
+
+  if (band->type == TS_LAYOUT_BAND_TENSOR)
+    {
+      g_autofree char *shape = ts_tensor_format_shape (band->tensor);
+      g_autofree char *layer = band->layer >= 0
+        ? g_strdup_printf (_(" · layer %d"), band->layer) : g_strdup ("");
+
+      /* Translators: tooltip of a tensor band: name, role, type and shape,
+       * byte range, size, share of the file */
+      return g_strdup_printf (_("%s\n%s%s · %s %s\n%s\n%s (%s bytes) · %.2f %% of %s"),
+                              ts_tensor_get_name (band->tensor),
+                              ts_layout_get_role_label (band->role), layer,
+                              ts_tensor_get_dtype_name (band->tensor), shape,
+                              range, size, count, share,
+                              ts_file_part_get_name (strip->part));
+    }
+
+  /* Translators: tooltip of a region band: kind, byte range, size, share */
+  return g_strdup_printf (_("%s\n%s\n%s (%s bytes) · %.2f %% of %s"),
+                          ts_layout_get_kind_label (band->kind),
+                          range, size, count, share,
+                          ts_file_part_get_name (strip->part));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Drawing                                                                   */
+
+static guint32
+tensor_color (const TsLayoutBand *band,
+              guint               index)
+{
+  guint32 rgb = ts_layout_get_role_color (band->role);
+  guint r = (rgb >> 16) & 0xff, g = (rgb >> 8) & 0xff, b = rgb & 0xff;
+
+  /* Alternate tensors of one role get a lighter shade, so neighbours
+   * stay distinct even without separators. */
+  if (index % 2 == 1)
+    {
+      r += (255 - r) / 5;
+      g += (255 - g) / 5;
+      b += (255 - b) / 5;
+    }
+
+  return (r << 16) | (g << 8) | b;
+}
+
+static void
+fill_hatched (cairo_t      *cr,
+              const TsLayoutBand *b,
+              guint32       rgb)
+{
+  set_rgb (cr, rgb, 0.35);
+  cairo_rectangle (cr, b->x, b->y, b->width, b->height);
+  cairo_fill_preserve (cr);
+  cairo_save (cr);
+  cairo_clip (cr);
+  set_rgb (cr, rgb, 1.0);
+  cairo_set_line_width (cr, 1.0);
+  for (double d = -b->height; d < b->width; d += 6)
+    {
+      cairo_move_to (cr, b->x + d, b->y + b->height);
+      cairo_line_to (cr, b->x + d + b->height, b->y);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+static const char *
+short_tensor_name (const char *name)
+{
+  const char *last = strrchr (name, '.');
+
+  /* "model.layers.3.mlp.up_proj.weight" → "up_proj.weight" */
+  if (last != NULL && last != name)
+    {
+      const char *p = last - 1;
+      while (p > name && *p != '.')
+        p--;
+      if (*p == '.')
+        return p + 1;
+    }
+  return name;
+}
+
+static void
+draw_band_label (TsLayout           *self,
+                 cairo_t            *cr,
+                 const TsLayoutBand *b,
+                 gboolean            light)
+{
+  const char *texts[2] = { b->label, short_tensor_name (b->label) };
+  guint32 rgb = light ? 0xffffff : 0x241f31;
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      double w = measure_text (self, texts[i], 11, FALSE);
+
+      if (w + 8 <= b->width)
+        {
+          draw_text (self, cr, texts[i], b->x + (b->width - w) / 2,
+                     b->y + b->height / 2 + 4, 11, FALSE, rgb);
+          return;
+        }
+    }
+}
+
+static void
+draw_strip_bands (TsLayout *self,
+                  cairo_t  *cr,
+                  Strip    *strip)
+{
+  for (guint i = 0; i < strip->n_regions; i++)
+    {
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_region + i);
+
+      if (!r->visible)
+        continue;
+
+      if (r->kind == TS_REGION_PADDING || r->kind == TS_REGION_UNEXPLAINED)
+        fill_hatched (cr, r, ts_layout_get_kind_color (r->kind));
+      else
+        {
+          set_rgb (cr, ts_layout_get_kind_color (r->kind), 1.0);
+          cairo_rectangle (cr, r->x, r->y, r->width, r->height);
+          cairo_fill (cr);
+        }
+    }
+
+  for (guint i = 0; i < strip->n_tensors; i++)
+    {
+      TsLayoutBand *t = &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + i);
+
+      if (!t->visible)
+        continue;
+      set_rgb (cr, tensor_color (t, i), 1.0);
+      cairo_rectangle (cr, t->x, t->y, t->width, t->height);
+      cairo_fill (cr);
+      if (t->width >= 4)
+        {
+          set_rgb (cr, 0xffffff, 0.7);
+          cairo_rectangle (cr, t->x + t->width - 0.5, t->y, 0.5, t->height);
+          cairo_fill (cr);
+        }
+    }
+
+  /* region boundaries */
+  set_rgb (cr, 0xffffff, 1.0);
+  for (guint i = 1; i < strip->n_visible_regions; i++)
+    {
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_visible_region + i);
+      cairo_rectangle (cr, r->x - 0.75, r->y, 1.5, r->height);
+      cairo_fill (cr);
+    }
+
+  for (guint i = 0; i < strip->n_tensors; i++)
+    {
+      TsLayoutBand *t = &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + i);
+      if (t->visible)
+        draw_band_label (self, cr, t, TRUE);
+    }
+}
+
+static void
+draw_strip_ruler (TsLayout *self,
+                  cairo_t  *cr,
+                  Strip    *strip)
+{
+  double y = strip->bar_y - RULER_HEIGHT;
+
+  for (guint i = 0; i < strip->layers->len; i++)
+    {
+      LayerSpan *span = &g_array_index (strip->layers, LayerSpan, i);
+      g_autofree char *text = g_strdup_printf ("%d", span->layer);
+      double w = span->x1 - span->x0;
+      double tw = measure_text (self, text, 9, FALSE);
+
+      set_rgb (cr, span->layer % 2 == 0 ? 0xdeddda : 0xc0bfbc, 1.0);
+      cairo_rectangle (cr, span->x0, y + 2, w, RULER_HEIGHT - 3);
+      cairo_fill (cr);
+      if (tw + 4 <= w)
+        draw_text (self, cr, text, span->x0 + (w - tw) / 2, y + RULER_HEIGHT - 4,
+                   9, FALSE, 0x3d3846);
+    }
+}
+
+static void
+draw_strip_labels (TsLayout *self,
+                   cairo_t  *cr,
+                   Strip    *strip)
+{
+  for (guint i = 0; i < strip->label_boxes->len; i++)
+    {
+      LabelBox *box = &g_array_index (strip->label_boxes, LabelBox, i);
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, box->band);
+      double cx = r->x + r->width / 2;
+      double tx = CLAMP (cx, box->x, box->x + box->width);
+
+      /* leader line from the band to its label */
+      set_rgb (cr, 0x77767b, 1.0);
+      cairo_set_line_width (cr, 1.0);
+      cairo_move_to (cr, cx, r->y + r->height + 1);
+      cairo_line_to (cr, cx, r->y + r->height + 5);
+      cairo_line_to (cr, tx, box->y - 2);
+      cairo_stroke (cr);
+      cairo_arc (cr, cx, r->y + r->height + 1, 1.8, 0, 2 * G_PI);
+      cairo_fill (cr);
+
+      set_rgb (cr, ts_layout_get_kind_color (r->kind), 1.0);
+      cairo_rectangle (cr, box->x, box->y + 1, 3, 25);
+      cairo_fill (cr);
+      draw_text (self, cr, r->label, box->x + 7, box->y + 12, 12, TRUE, 0x241f31);
+      draw_text (self, cr, box->line2, box->x + 7, box->y + 26, 10.5, FALSE, 0x5e5c64);
+    }
+}
+
+static void
+draw_strip (TsLayout *self,
+            cairo_t  *cr,
+            Strip    *strip)
+{
+  g_autofree char *range = NULL;
+  guint64 vis_end = MIN (self->view_end, strip->size);
+  double rw;
+
+  draw_text (self, cr, strip->heading, self->x0, strip->y + 14, 12.5, TRUE, 0x241f31);
+
+  if (vis_end > self->view_start)
+    range = format_range (self->view_start, vis_end);
+  else
+    range = g_strdup (_("nothing in the range shown"));
+  rw = measure_text (self, range, 10.5, FALSE);
+  draw_text (self, cr, range, self->x1 - rw, strip->y + 14, 10.5, FALSE, 0x5e5c64);
+
+  /* the track: the strip's full extent on the common scale */
+  set_rgb (cr, 0xf6f5f4, 1.0);
+  cairo_rectangle (cr, self->x0, strip->bar_y, self->x1 - self->x0, BAR_HEIGHT);
+  cairo_fill (cr);
+
+  if (strip->has_layers)
+    draw_strip_ruler (self, cr, strip);
+  draw_strip_bands (self, cr, strip);
+  draw_strip_labels (self, cr, strip);
+}
+
+static void
+draw_legend (TsLayout *self,
+             cairo_t  *cr)
+{
+  for (guint i = 0; i < self->legend->len; i++)
+    {
+      LegendItem *item = &g_array_index (self->legend, LegendItem, i);
+      guint32 rgb = item->is_role
+        ? ts_layout_get_role_color (item->value)
+        : ts_layout_get_kind_color (item->value);
+      const char *text = item->is_role
+        ? ts_layout_get_role_label (item->value)
+        : ts_layout_get_kind_label (item->value);
+
+      if (!item->is_role && (item->value == TS_REGION_PADDING || item->value == TS_REGION_UNEXPLAINED))
+        {
+          TsLayoutBand swatch = { .x = item->x, .y = item->y + 3, .width = 14, .height = 14 };
+          fill_hatched (cr, &swatch, rgb);
+        }
+      else
+        {
+          set_rgb (cr, rgb, 1.0);
+          cairo_rectangle (cr, item->x, item->y + 3, 14, 14);
+          cairo_fill (cr);
+        }
+      draw_text (self, cr, text, item->x + 20, item->y + 14.5, 12, FALSE, 0x241f31);
+    }
+}
+
+/**
+ * ts_layout_draw:
+ * @self: an allocated layout
+ * @cr: where to draw
+ *
+ * Draws the diagram (background, title, strips, labels, legend) with its
+ * top-left corner at the origin of @cr, in layout units.
+ */
+void
+ts_layout_draw (TsLayout *self,
+                cairo_t  *cr)
+{
+  g_return_if_fail (TS_IS_LAYOUT (self));
+  g_return_if_fail (cr != NULL);
+
+  cairo_save (cr);
+
+  set_rgb (cr, 0xffffff, 1.0);
+  cairo_rectangle (cr, 0, 0, self->width, self->height);
+  cairo_fill (cr);
+
+  if (self->show_title)
+    {
+      draw_text (self, cr, self->title, self->x0, MARGIN + 20, 20, TRUE, 0x241f31);
+      draw_text (self, cr, self->subtitle, self->x0, MARGIN + 41, 12.5, FALSE, 0x5e5c64);
+    }
+
+  for (guint s = 0; s < self->strips->len; s++)
+    draw_strip (self, cr, &g_array_index (self->strips, Strip, s));
+
+  if (self->show_legend)
+    draw_legend (self, cr);
+
+  cairo_restore (cr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Export                                                                    */
+
+gboolean
+ts_layout_export_format_from_name (const char           *name,
+                                   TsLayoutExportFormat *format)
+{
+  const char *dot;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if ((dot = strrchr (name, '.')) == NULL)
+    return FALSE;
+
+  if (g_ascii_strcasecmp (dot, ".svg") == 0)
+    *format = TS_LAYOUT_EXPORT_SVG;
+  else if (g_ascii_strcasecmp (dot, ".pdf") == 0)
+    *format = TS_LAYOUT_EXPORT_PDF;
+  else if (g_ascii_strcasecmp (dot, ".png") == 0)
+    *format = TS_LAYOUT_EXPORT_PNG;
+  else
+    return FALSE;
+
+  return TRUE;
+}
+
+static cairo_status_t
+write_to_byte_array (void                *closure,
+                     const unsigned char *data,
+                     unsigned int         length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+static gboolean
+check_cairo (cairo_status_t   status,
+             GError         **error)
+{
+  if (status == CAIRO_STATUS_SUCCESS)
+    return TRUE;
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+               _("Could not render the diagram: %s"), cairo_status_to_string (status));
+  return FALSE;
+}
+
+static TsLayout *
+copy_layout (TsLayout *self)
+{
+  TsLayout *copy = ts_layout_new (self->model);
+
+  copy->show_title = self->show_title;
+  copy->show_legend = self->show_legend;
+  copy->view_start = self->view_start;
+  copy->view_end = self->view_end;
+
+  return copy;
+}
+
+/* Draws @layout scaled down (never up) to fit @width × @height. */
+static void
+draw_fitted (TsLayout *layout,
+             cairo_t  *cr,
+             int       width,
+             int       height)
+{
+  double scale = MIN (1.0, height / layout->height);
+
+  set_rgb (cr, 0xffffff, 1.0);
+  cairo_paint (cr);
+  cairo_translate (cr, (width - layout->width * scale) / 2, 0);
+  cairo_scale (cr, scale, scale);
+  ts_layout_draw (layout, cr);
+}
+
+static char *
+svg_text_layer (TsLayout *layout)
+{
+  g_autofree char *title = g_markup_escape_text (layout->title, -1);
+  g_autofree char *desc = g_markup_escape_text (layout->subtitle, -1);
+
+  return g_strdup_printf ("<title>%s</title>\n<desc>%s</desc>\n"
+                          "<g id=\"text-layer\" fill-opacity=\"0\" "
+                          "font-family=\"DejaVu Sans, sans-serif\">\n%s</g>\n",
+                          title, desc, layout->text_layer->str);
+}
+
+/* cairo draws SVG text as glyph outlines; an invisible text layer at the
+ * same positions keeps the labels searchable and selectable. */
+static GBytes *
+finish_svg (TsLayout   *layout,
+            GByteArray *svg)
+{
+  g_autofree char *layer = svg_text_layer (layout);
+  GString *out;
+  const char *end;
+
+  g_byte_array_append (svg, (const guint8 *) "", 1);
+  out = g_string_new ((const char *) svg->data);
+  if ((end = g_strrstr (out->str, "</svg>")) != NULL)
+    g_string_insert (out, end - out->str, layer);
+
+  return g_string_free_to_bytes (out);
+}
+
+GBytes *
+ts_layout_render (TsLayout              *self,
+                  TsLayoutExportFormat   format,
+                  int                    width,
+                  int                    height,
+                  GError               **error)
+{
+  g_autoptr(TsLayout) layout = NULL;
+  g_autoptr(GByteArray) bytes = g_byte_array_new ();
+  cairo_surface_t *surface = NULL;
+  cairo_status_t status;
+  cairo_t *cr;
+
+  g_return_val_if_fail (TS_IS_LAYOUT (self), NULL);
+  g_return_val_if_fail (width > 0, NULL);
+  g_return_val_if_fail (height >= 0, NULL);
+
+  layout = copy_layout (self);
+  ts_layout_allocate (layout, width);
+  if (height == 0)
+    height = (int) ceil (layout->height);
+
+  switch (format)
+    {
+    case TS_LAYOUT_EXPORT_SVG:
+      surface = cairo_svg_surface_create_for_stream (write_to_byte_array, bytes, width, height);
+      cairo_svg_surface_restrict_to_version (surface, CAIRO_SVG_VERSION_1_1);
+      layout->text_layer = g_string_new (NULL);
+      break;
+    case TS_LAYOUT_EXPORT_PDF:
+      surface = cairo_pdf_surface_create_for_stream (write_to_byte_array, bytes, width, height);
+      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, layout->title);
+      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, "Tensorscope");
+      break;
+    case TS_LAYOUT_EXPORT_PNG:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  cr = cairo_create (surface);
+  draw_fitted (layout, cr, width, height);
+  status = cairo_status (cr);
+  cairo_destroy (cr);
+
+  if (status == CAIRO_STATUS_SUCCESS && format == TS_LAYOUT_EXPORT_PNG)
+    status = cairo_surface_write_to_png_stream (surface, write_to_byte_array, bytes);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+
+  if (!check_cairo (status, error))
+    {
+      if (layout->text_layer != NULL)
+        g_string_free (layout->text_layer, TRUE);
+      layout->text_layer = NULL;
+      return NULL;
+    }
+
+  if (format == TS_LAYOUT_EXPORT_SVG)
+    {
+      GBytes *result = finish_svg (layout, bytes);
+
+      g_string_free (layout->text_layer, TRUE);
+      layout->text_layer = NULL;
+      return result;
+    }
+
+  return g_byte_array_free_to_bytes (g_steal_pointer (&bytes));
+}
+
+gboolean
+ts_layout_export (TsLayout              *self,
+                  GFile                 *file,
+                  TsLayoutExportFormat   format,
+                  int                    width,
+                  int                    height,
+                  GCancellable          *cancellable,
+                  GError               **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+
+  g_return_val_if_fail (TS_IS_LAYOUT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  if (!(bytes = ts_layout_render (self, format, width, height, error)))
+    return FALSE;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  return g_file_replace_contents (file,
+                                  g_bytes_get_data (bytes, NULL),
+                                  g_bytes_get_size (bytes),
+                                  NULL, FALSE,
+                                  G_FILE_CREATE_REPLACE_DESTINATION,
+                                  NULL, cancellable, error);
+}
+
+typedef struct
+{
+  TsModelFile          *model;
+  GFile                *file;
+  TsLayoutExportFormat  format;
+  int                   width;
+  int                   height;
+  gboolean              show_title;
+  gboolean              show_legend;
+  guint64               view_start;
+  guint64               view_end;
+} ExportData;
+
+static void
+export_data_free (gpointer data)
+{
+  ExportData *ed = data;
+
+  g_clear_object (&ed->model);
+  g_clear_object (&ed->file);
+  g_free (ed);
+}
+
+static void
+export_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  ExportData *ed = task_data;
+  g_autoptr(TsLayout) layout = ts_layout_new (ed->model);
+  g_autoptr(GError) error = NULL;
+
+  layout->show_title = ed->show_title;
+  layout->show_legend = ed->show_legend;
+  layout->view_start = ed->view_start;
+  layout->view_end = ed->view_end;
+
+  if (ts_layout_export (layout, ed->file, ed->format, ed->width, ed->height,
+                        cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+void
+ts_layout_export_async (TsLayout              *self,
+                        GFile                 *file,
+                        TsLayoutExportFormat   format,
+                        int                    width,
+                        int                    height,
+                        GCancellable          *cancellable,
+                        GAsyncReadyCallback    callback,
+                        gpointer               user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ExportData *ed;
+
+  g_return_if_fail (TS_IS_LAYOUT (self));
+  g_return_if_fail (G_IS_FILE (file));
+  g_return_if_fail (width > 0);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  ed = g_new0 (ExportData, 1);
+  ed->model = g_object_ref (self->model);
+  ed->file = g_object_ref (file);
+  ed->format = format;
+  ed->width = width;
+  ed->height = height;
+  ed->show_title = self->show_title;
+  ed->show_legend = self->show_legend;
+  ed->view_start = self->view_start;
+  ed->view_end = self->view_end;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ts_layout_export_async);
+  g_task_set_task_data (task, ed, export_data_free);
+  g_task_run_in_thread (task, export_worker);
+}
+
+gboolean
+ts_layout_export_finish (TsLayout      *self,
+                         GAsyncResult  *result,
+                         GError       **error)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

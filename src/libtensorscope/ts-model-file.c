@@ -1,0 +1,488 @@
+/* ts-model-file.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ts-error.h"
+#include "ts-gguf-file.h"
+#include "ts-model-file-private.h"
+#include "ts-safetensors-file.h"
+
+/* Implemented by the readers */
+TsModelFile *_ts_gguf_file_load        (GFile *file, GCancellable *cancellable, GError **error);
+TsModelFile *_ts_safetensors_file_load (GFile *file, GCancellable *cancellable, GError **error);
+
+typedef struct
+{
+  GFile      *file;
+  char       *display_name;
+  GListStore *parts;
+  GListStore *tensors;
+  GListStore *metadata;
+  GHashTable *tensor_by_name;
+  GHashTable *metadata_by_key;
+  GPtrArray  *warnings;
+  guint64     parameter_count;
+  guint64     tensor_data_size;
+} TsModelFilePrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (TsModelFile, ts_model_file, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_FILE,
+  PROP_DISPLAY_NAME,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+const char *
+ts_format_to_nick (TsFormat format)
+{
+  return format == TS_FORMAT_GGUF ? "gguf" : "safetensors";
+}
+
+static void
+ts_model_file_finalize (GObject *object)
+{
+  TsModelFile *self = (TsModelFile *)object;
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_clear_object (&priv->file);
+  g_clear_pointer (&priv->display_name, g_free);
+  g_clear_object (&priv->parts);
+  g_clear_object (&priv->tensors);
+  g_clear_object (&priv->metadata);
+  g_clear_pointer (&priv->tensor_by_name, g_hash_table_unref);
+  g_clear_pointer (&priv->metadata_by_key, g_hash_table_unref);
+  g_clear_pointer (&priv->warnings, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (ts_model_file_parent_class)->finalize (object);
+}
+
+static void
+ts_model_file_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  TsModelFile *self = TS_MODEL_FILE (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      g_value_set_object (value, ts_model_file_get_file (self));
+      break;
+    case PROP_DISPLAY_NAME:
+      g_value_set_string (value, ts_model_file_get_display_name (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ts_model_file_class_init (TsModelFileClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ts_model_file_finalize;
+  object_class->get_property = ts_model_file_get_property;
+
+  properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                         (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  properties[PROP_DISPLAY_NAME] =
+    g_param_spec_string ("display-name", NULL, NULL, NULL,
+                         (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+ts_model_file_init (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  priv->parts = g_list_store_new (TS_TYPE_FILE_PART);
+  priv->tensors = g_list_store_new (TS_TYPE_TENSOR);
+  priv->metadata = g_list_store_new (TS_TYPE_METADATA_ENTRY);
+  priv->tensor_by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  priv->metadata_by_key = g_hash_table_new (g_str_hash, g_str_equal);
+  priv->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (priv->warnings, NULL);
+}
+
+void
+_ts_model_file_set_file (TsModelFile *self,
+                         GFile       *file)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_set_object (&priv->file, file);
+  g_clear_pointer (&priv->display_name, g_free);
+  priv->display_name = g_file_get_basename (file);
+}
+
+void
+_ts_model_file_add_part (TsModelFile *self,
+                         TsFilePart  *part)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_list_store_append (priv->parts, part);
+}
+
+void
+_ts_model_file_add_tensor (TsModelFile *self,
+                           TsTensor    *tensor)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_list_store_append (priv->tensors, tensor);
+  g_hash_table_insert (priv->tensor_by_name,
+                       (gpointer) ts_tensor_get_name (tensor), tensor);
+  priv->parameter_count += ts_tensor_get_n_elements (tensor);
+  priv->tensor_data_size += ts_tensor_get_size (tensor);
+}
+
+gboolean
+_ts_model_file_has_tensor (TsModelFile *self,
+                           const char  *name)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  return g_hash_table_contains (priv->tensor_by_name, name);
+}
+
+void
+_ts_model_file_add_metadata (TsModelFile     *self,
+                             TsMetadataEntry *entry)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_list_store_append (priv->metadata, entry);
+  g_hash_table_insert (priv->metadata_by_key,
+                       (gpointer) ts_metadata_entry_get_key (entry), entry);
+}
+
+void
+_ts_model_file_add_warning (TsModelFile *self,
+                            const char  *format,
+                            ...)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_insert (priv->warnings, priv->warnings->len - 1,
+                      g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+/* Is @data a Git LFS pointer file instead of the real contents? */
+static gboolean
+is_lfs_pointer (const guint8 *data,
+                gsize         len)
+{
+  static const char prefix[] = "version https://git-lfs";
+
+  return len >= sizeof prefix - 1 && len < 1024 &&
+         memcmp (data, prefix, sizeof prefix - 1) == 0;
+}
+
+static TsModelFile *
+sniff_and_load (GFile         *file,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GFileInputStream) stream = NULL;
+  g_autofree char *name = g_file_get_basename (file);
+  g_autoptr(GError) local_error = NULL;
+  guint8 head[64];
+  gsize n_read = 0;
+
+  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                            G_FILE_QUERY_INFO_NONE, cancellable, &local_error);
+  if (info == NULL)
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                   "%s: %s", name, local_error->message);
+      return NULL;
+    }
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+    return _ts_safetensors_file_load (file, cancellable, error);
+
+  stream = g_file_read (file, cancellable, &local_error);
+  if (stream == NULL ||
+      !g_input_stream_read_all (G_INPUT_STREAM (stream), head, sizeof head,
+                                &n_read, cancellable, &local_error))
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                   "%s: %s", name, local_error->message);
+      return NULL;
+    }
+
+  if (n_read >= 4 && memcmp (head, "GGUF", 4) == 0)
+    return _ts_gguf_file_load (file, cancellable, error);
+  if (is_lfs_pointer (head, n_read))
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_LFS_POINTER,
+                   "%s: byte 0: this is a Git LFS pointer file, not the model "
+                   "data; fetch the real file (git lfs pull)", name);
+      return NULL;
+    }
+  if (g_str_has_suffix (name, ".json") ||
+      g_str_has_suffix (name, ".safetensors") ||
+      (n_read >= 9 && head[8] == '{'))
+    return _ts_safetensors_file_load (file, cancellable, error);
+  if (g_str_has_suffix (name, ".gguf"))
+    return _ts_gguf_file_load (file, cancellable, error);
+
+  g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_UNKNOWN_FORMAT,
+               "%s: byte 0: neither a GGUF file (no \"GGUF\" magic) nor a "
+               "Safetensors file (no JSON header after the 8-byte length)", name);
+  return NULL;
+}
+
+/**
+ * ts_model_file_load:
+ * @file: a .gguf or .safetensors file, a sharded checkpoint folder, its
+ *   index, or one of its shards
+ *
+ * Opens and validates a model, touching only its headers.
+ *
+ * Returns: (transfer full): a #TsGgufFile or #TsSafetensorsFile
+ */
+TsModelFile *
+ts_model_file_load (GFile         *file,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  return sniff_and_load (file, cancellable, error);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GFile *file = task_data;
+  GError *error = NULL;
+  TsModelFile *model = ts_model_file_load (file, cancellable, &error);
+
+  if (model == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, model, g_object_unref);
+}
+
+void
+ts_model_file_load_async (GFile               *file,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (G_IS_FILE (file));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ts_model_file_load_async);
+  g_task_set_task_data (task, g_object_ref (file), g_object_unref);
+  g_task_set_return_on_cancel (task, FALSE);
+  g_task_run_in_thread (task, load_thread);
+}
+
+TsModelFile *
+ts_model_file_load_finish (GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == ts_model_file_load_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+GFile *
+ts_model_file_get_file (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+  return priv->file;
+}
+
+TsFormat
+ts_model_file_get_format (TsModelFile *self)
+{
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), TS_FORMAT_SAFETENSORS);
+  return TS_IS_GGUF_FILE (self) ? TS_FORMAT_GGUF : TS_FORMAT_SAFETENSORS;
+}
+
+const char *
+ts_model_file_get_display_name (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+  return priv->display_name;
+}
+
+GListModel *
+ts_model_file_get_parts (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+  return G_LIST_MODEL (priv->parts);
+}
+
+GListModel *
+ts_model_file_get_tensors (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+  return G_LIST_MODEL (priv->tensors);
+}
+
+GListModel *
+ts_model_file_get_metadata (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+  return G_LIST_MODEL (priv->metadata);
+}
+
+const char * const *
+ts_model_file_get_warnings (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+  return (const char * const *) priv->warnings->pdata;
+}
+
+guint64
+ts_model_file_get_total_size (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (priv->parts));
+  guint64 total = 0;
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), 0);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (G_LIST_MODEL (priv->parts), i);
+
+      total += ts_file_part_get_size (part);
+    }
+  return total;
+}
+
+guint64
+ts_model_file_get_before_data_size (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (priv->parts));
+  guint64 total = 0;
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), 0);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (G_LIST_MODEL (priv->parts), i);
+
+      total += ts_file_part_get_data_offset (part);
+    }
+  return total;
+}
+
+guint64
+ts_model_file_get_parameter_count (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), 0);
+  return priv->parameter_count;
+}
+
+guint64
+ts_model_file_get_tensor_data_size (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), 0);
+  return priv->tensor_data_size;
+}
+
+guint
+ts_model_file_get_n_tensors (TsModelFile *self)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), 0);
+  return g_list_model_get_n_items (G_LIST_MODEL (priv->tensors));
+}
+
+/**
+ * ts_model_file_lookup_tensor:
+ *
+ * Returns: (transfer none) (nullable): the tensor called @name
+ */
+TsTensor *
+ts_model_file_lookup_tensor (TsModelFile *self,
+                             const char  *name)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+  return g_hash_table_lookup (priv->tensor_by_name, name);
+}
+
+/**
+ * ts_model_file_lookup_metadata:
+ *
+ * Returns: (transfer none) (nullable): the entry with @key
+ */
+TsMetadataEntry *
+ts_model_file_lookup_metadata (TsModelFile *self,
+                               const char  *key)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+  return g_hash_table_lookup (priv->metadata_by_key, key);
+}
+
+char *
+_ts_format_count (guint64 n)
+{
+  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  GString *s = g_string_new (NULL);
+  gsize len = strlen (digits);
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (i > 0 && (len - i) % 3 == 0)
+        g_string_append_c (s, ',');
+      g_string_append_c (s, digits[i]);
+    }
+  return g_string_free (s, FALSE);
+}

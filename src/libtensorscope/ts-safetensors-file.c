@@ -1,0 +1,773 @@
+/* ts-safetensors-file.c: the Safetensors reader, single files and shards
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Validates with the reference crate's rules: header length bounded, a JSON
+ * object without duplicate keys, every tensor's size equal to its byte
+ * range, and the tensors tiling the data section with no gap or overlap.
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "ts-error.h"
+#include "ts-model-file-private.h"
+#include "ts-safetensors-file.h"
+
+#define ST_MAX_HEADER   100000000
+#define INDEX_SUFFIX    ".safetensors.index.json"
+#define DEFAULT_INDEX   "model.safetensors.index.json"
+
+struct _TsSafetensorsFile
+{
+  TsModelFile parent_instance;
+  GFile      *index_file;
+};
+
+G_DEFINE_FINAL_TYPE (TsSafetensorsFile, ts_safetensors_file, TS_TYPE_MODEL_FILE)
+
+TsModelFile *_ts_safetensors_file_load (GFile *file, GCancellable *cancellable, GError **error);
+
+static void
+ts_safetensors_file_finalize (GObject *object)
+{
+  TsSafetensorsFile *self = (TsSafetensorsFile *)object;
+
+  g_clear_object (&self->index_file);
+
+  G_OBJECT_CLASS (ts_safetensors_file_parent_class)->finalize (object);
+}
+
+static void
+ts_safetensors_file_class_init (TsSafetensorsFileClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ts_safetensors_file_finalize;
+}
+
+static void
+ts_safetensors_file_init (TsSafetensorsFile *self)
+{
+}
+
+static gboolean G_GNUC_PRINTF (5, 6)
+fail_at (GError     **error,
+         const char  *file_name,
+         guint64      offset,
+         int          code,
+         const char  *format,
+         ...)
+{
+  g_autofree char *msg = NULL;
+  g_autofree char *pos = _ts_format_count (offset);
+  va_list args;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, TS_FORMAT_ERROR, code, "%s: byte %s: %s", file_name, pos, msg);
+  return FALSE;
+}
+
+/* json-glib keeps the last of duplicate members silently, so the header's
+ * objects are scanned once for repeated keys before parsing. */
+static void
+clear_key_set (gpointer data)
+{
+  if (data != NULL)
+    g_hash_table_unref (data);
+}
+
+static gboolean
+check_duplicate_keys (const char  *json,
+                      gsize        len,
+                      const char  *file_name,
+                      guint64      base,
+                      GError     **error)
+{
+  g_autoptr(GPtrArray) stack = g_ptr_array_new_with_free_func (clear_key_set);
+  gboolean expect_key = FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char ch = json[i];
+
+      if (ch == '{')
+        {
+          g_ptr_array_add (stack, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL));
+          expect_key = TRUE;
+        }
+      else if (ch == '[')
+        {
+          g_ptr_array_add (stack, NULL);
+          expect_key = FALSE;
+        }
+      else if ((ch == '}' || ch == ']') && stack->len > 0)
+        g_ptr_array_remove_index (stack, stack->len - 1);
+      else if (ch == ',')
+        expect_key = stack->len > 0 && g_ptr_array_index (stack, stack->len - 1) != NULL;
+      else if (ch == '"')
+        {
+          gsize start = ++i;
+          GHashTable *keys;
+
+          while (i < len && json[i] != '"')
+            i += (json[i] == '\\') ? 2 : 1;
+          if (i >= len)
+            return TRUE; /* the JSON parser reports it */
+          keys = stack->len > 0 ? g_ptr_array_index (stack, stack->len - 1) : NULL;
+          if (expect_key && keys != NULL)
+            {
+              char *key = g_strndup (json + start, i - start);
+
+              if (!g_hash_table_add (keys, key))
+                return fail_at (error, file_name, base + start - 1,
+                                TS_FORMAT_ERROR_DUPLICATE_KEY,
+                                "the JSON header has the key \"%s\" twice", key);
+            }
+          expect_key = FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static gboolean
+get_uint (JsonNode *node,
+          guint64  *out)
+{
+  gint64 v;
+
+  if (node == NULL || JSON_NODE_TYPE (node) != JSON_NODE_VALUE ||
+      json_node_get_value_type (node) != G_TYPE_INT64)
+    return FALSE;
+  v = json_node_get_int (node);
+  if (v < 0)
+    return FALSE;
+  *out = (guint64) v;
+  return TRUE;
+}
+
+typedef struct
+{
+  TsTensor *tensor;      /* owned */
+  guint64   begin;
+  guint64   end;
+} Entry;
+
+static void
+entry_clear (gpointer data)
+{
+  Entry *e = data;
+
+  g_clear_object (&e->tensor);
+}
+
+static int
+compare_entries (gconstpointer a,
+                 gconstpointer b)
+{
+  const Entry *ea = a, *eb = b;
+
+  if (ea->begin != eb->begin)
+    return ea->begin < eb->begin ? -1 : 1;
+  if (ea->end != eb->end)
+    return ea->end < eb->end ? -1 : 1;
+  return 0;
+}
+
+static gboolean
+parse_metadata (TsModelFile  *model,
+                const char   *file_name,
+                JsonNode     *node,
+                GError      **error)
+{
+  JsonObject *obj;
+  g_autoptr(GList) members = NULL;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_METADATA,
+                    "__metadata__ must be an object of strings");
+  obj = json_node_get_object (node);
+  members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    {
+      JsonNode *v = json_object_get_member (obj, l->data);
+      g_autoptr(TsMetadataEntry) entry = NULL;
+
+      if (JSON_NODE_TYPE (v) != JSON_NODE_VALUE ||
+          json_node_get_value_type (v) != G_TYPE_STRING)
+        return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_METADATA,
+                        "__metadata__ value of \"%s\" is not a string",
+                        (const char *) l->data);
+      if (ts_model_file_lookup_metadata (model, l->data) != NULL)
+        continue; /* same metadata in another shard */
+      entry = _ts_metadata_entry_new_string (l->data, json_node_get_string (v));
+      _ts_model_file_add_metadata (model, entry);
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_tensor_entry (TsModelFile  *model,
+                    TsFilePart   *part,
+                    const char   *name,
+                    JsonNode     *node,
+                    guint64       data_start,
+                    Entry        *out,
+                    GError      **error)
+{
+  const char *file_name = ts_file_part_get_name (part);
+  JsonObject *obj;
+  JsonArray *shape, *offsets;
+  guint64 dims[TS_MAX_DIMS], n_elements = 1, size;
+  const char *dtype_name;
+  TsDType dtype;
+  guint n_dims;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
+                    "tensor '%s' is not an object", name);
+  obj = json_node_get_object (node);
+  if (!json_object_has_member (obj, "dtype") ||
+      JSON_NODE_TYPE (json_object_get_member (obj, "dtype")) != JSON_NODE_VALUE ||
+      json_node_get_value_type (json_object_get_member (obj, "dtype")) != G_TYPE_STRING ||
+      !json_object_has_member (obj, "shape") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj, "shape")) ||
+      !json_object_has_member (obj, "data_offsets") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj, "data_offsets")))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
+                    "tensor '%s' needs \"dtype\" (a string), \"shape\" and "
+                    "\"data_offsets\" (arrays)", name);
+
+  dtype_name = json_object_get_string_member (obj, "dtype");
+  shape = json_object_get_array_member (obj, "shape");
+  offsets = json_object_get_array_member (obj, "data_offsets");
+  n_dims = json_array_get_length (shape);
+  if (n_dims > TS_MAX_DIMS)
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
+                    "tensor '%s' has %u dimensions (at most %d)", name, n_dims, TS_MAX_DIMS);
+  for (guint i = 0; i < n_dims; i++)
+    {
+      if (!get_uint (json_array_get_element (shape, i), &dims[i]))
+        return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
+                        "tensor '%s': shape[%u] is not a non-negative integer", name, i);
+      if (!ts_mul_u64 (n_elements, dims[i], &n_elements))
+        return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OVERFLOW,
+                        "tensor '%s': the element count of its shape overflows 64 bits", name);
+    }
+  if (json_array_get_length (offsets) != 2 ||
+      !get_uint (json_array_get_element (offsets, 0), &out->begin) ||
+      !get_uint (json_array_get_element (offsets, 1), &out->end))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
+                    "tensor '%s': data_offsets must be two non-negative integers", name);
+  if (out->end < out->begin)
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OFFSETS_REVERSED,
+                    "tensor '%s': data_offsets end %" G_GUINT64_FORMAT " is before "
+                    "begin %" G_GUINT64_FORMAT, name, out->end, out->begin);
+
+  dtype = ts_dtype_from_safetensors_name (dtype_name);
+  if (dtype == TS_DTYPE_UNKNOWN)
+    {
+      size = out->end - out->begin;
+      _ts_model_file_add_warning (model, "%s: tensor '%s' has dtype \"%s\", which "
+                                  "this version does not know; shown as unknown",
+                                  file_name, name, dtype_name);
+    }
+  else if (!ts_dtype_compute_size (dtype, n_elements, &size))
+    {
+      if (ts_dtype_get_info (dtype)->block_size > 1 &&
+          n_elements % ts_dtype_get_info (dtype)->block_size != 0)
+        return fail_at (error, file_name, 8, TS_FORMAT_ERROR_SIZE_MISMATCH,
+                        "tensor '%s': %" G_GUINT64_FORMAT " %s elements do not fill "
+                        "whole bytes", name, n_elements, dtype_name);
+      return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OVERFLOW,
+                      "tensor '%s': its byte size overflows 64 bits", name);
+    }
+  if (size != out->end - out->begin)
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_SIZE_MISMATCH,
+                    "tensor '%s': shape × %s is %" G_GUINT64_FORMAT " bytes but "
+                    "data_offsets span %" G_GUINT64_FORMAT, name, dtype_name, size,
+                    out->end - out->begin);
+  if (!ts_add_u64 (data_start, out->end, &size))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OVERFLOW,
+                    "tensor '%s': data_offsets overflow 64 bits", name);
+
+  out->tensor = _ts_tensor_new (name, dtype, dtype_name, n_dims, dims, FALSE, part,
+                                data_start + out->begin, out->end - out->begin,
+                                n_elements);
+  return TRUE;
+}
+
+/* Sorted by begin, the tensors must tile [0, data size) exactly. */
+static gboolean
+check_tiling (GArray      *entries,
+              const char  *file_name,
+              guint64      data_start,
+              guint64      file_size,
+              guint64     *data_end,
+              GError     **error)
+{
+  guint64 expected = 0;
+
+  g_array_sort (entries, compare_entries);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      Entry *e = &g_array_index (entries, Entry, i);
+      const char *name = ts_tensor_get_name (e->tensor);
+
+      if (e->begin < expected)
+        return fail_at (error, file_name, data_start + e->begin, TS_FORMAT_ERROR_DATA_OVERLAP,
+                        "tensor '%s' starts at data offset %" G_GUINT64_FORMAT
+                        ", inside the previous tensor (which ends at %" G_GUINT64_FORMAT ")",
+                        name, e->begin, expected);
+      if (e->begin > expected)
+        return fail_at (error, file_name, data_start + expected, TS_FORMAT_ERROR_DATA_GAP,
+                        "%" G_GUINT64_FORMAT " bytes at data offset %" G_GUINT64_FORMAT
+                        " belong to no tensor (before '%s')",
+                        e->begin - expected, expected, name);
+      if (data_start + e->end > file_size)
+        {
+          g_autofree char *end = _ts_format_count (data_start + e->end);
+          g_autofree char *size = _ts_format_count (file_size);
+          g_autofree char *missing = _ts_format_count (data_start + e->end - file_size);
+
+          return fail_at (error, file_name, data_start + e->begin, TS_FORMAT_ERROR_DATA_PAST_EOF,
+                          "tensor '%s' ends at byte %s but the file has %s bytes "
+                          "(%s bytes missing: truncated download?)",
+                          name, end, size, missing);
+        }
+      expected = e->end;
+    }
+  *data_end = data_start + expected;
+  return TRUE;
+}
+
+static gboolean
+parse_header_json (const char   *file_name,
+                   const char   *json,
+                   guint64       len,
+                   JsonParser   *parser,
+                   GError      **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  const char *bad = NULL;
+
+  if (!g_utf8_validate_len (json, len, &bad))
+    return fail_at (error, file_name, 8 + (bad - json), TS_FORMAT_ERROR_HEADER_NOT_UTF8,
+                    "the JSON header is not valid UTF-8");
+  if (!check_duplicate_keys (json, len, file_name, 8, error))
+    return FALSE;
+  if (!json_parser_load_from_data (parser, json, (gssize) len, &local_error))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
+                    "the header is not valid JSON: %s", local_error->message);
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_NOT_OBJECT,
+                    "the JSON header is not an object");
+  return TRUE;
+}
+
+/* Reads one .safetensors file into @model as part @index. */
+static gboolean
+load_part (TsModelFile   *model,
+           GFile         *file,
+           guint          index,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  g_autoptr(TsFilePart) part = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GArray) entries = g_array_new (FALSE, TRUE, sizeof (Entry));
+  g_autoptr(GList) members = NULL;
+  const guint8 *data;
+  const char *name;
+  guint64 size, header_len, data_start, data_end;
+  JsonObject *root;
+
+  g_array_set_clear_func (entries, entry_clear);
+  part = _ts_file_part_open (file, index, error);
+  if (part == NULL)
+    return FALSE;
+  name = ts_file_part_get_name (part);
+  data = ts_file_part_get_contents (part);
+  size = ts_file_part_get_size (part);
+
+  if (size >= 23 && memcmp (data, "version https://git-lfs", 23) == 0)
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_LFS_POINTER,
+                    "this is a Git LFS pointer file, not the model data; "
+                    "fetch the real file (git lfs pull)");
+  if (size < 8)
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_TRUNCATED,
+                    "the file ends inside the 8-byte header length "
+                    "(%" G_GUINT64_FORMAT " bytes)", size);
+  memcpy (&header_len, data, 8);
+  header_len = GUINT64_FROM_LE (header_len);
+  if (header_len > ST_MAX_HEADER)
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
+                    "header length %" G_GUINT64_FORMAT " exceeds the limit of "
+                    "100,000,000 bytes", header_len);
+  if (8 + header_len > size)
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_PAST_EOF,
+                    "header length %" G_GUINT64_FORMAT " runs past the end of the "
+                    "file (%" G_GUINT64_FORMAT " bytes)", header_len, size);
+  if (!parse_header_json (name, (const char *) data + 8, header_len, parser, error))
+    return FALSE;
+  data_start = 8 + header_len;
+
+  root = json_node_get_object (json_parser_get_root (parser));
+  members = json_object_get_members (root);
+  for (GList *l = members; l; l = l->next)
+    {
+      Entry e = { 0 };
+
+      if (g_str_equal (l->data, "__metadata__"))
+        {
+          if (!parse_metadata (model, name, json_object_get_member (root, l->data), error))
+            return FALSE;
+          continue;
+        }
+      if (!parse_tensor_entry (model, part, l->data, json_object_get_member (root, l->data),
+                               data_start, &e, error))
+        return FALSE;
+      g_array_append_val (entries, e);
+    }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  if (!check_tiling (entries, name, data_start, size, &data_end, error))
+    return FALSE;
+
+  _ts_file_part_set_data_offset (part, data_start);
+  _ts_file_part_add_region (part, TS_REGION_LENGTH_PREFIX, 0, 8);
+  _ts_file_part_add_region (part, TS_REGION_JSON_HEADER, 8, header_len);
+  if (data_end > data_start)
+    _ts_file_part_add_region (part, TS_REGION_TENSOR_DATA, data_start, data_end - data_start);
+  if (size > data_end)
+    {
+      g_autofree char *n = _ts_format_count (size - data_end);
+      g_autofree char *at = _ts_format_count (data_end);
+
+      _ts_file_part_add_region (part, TS_REGION_UNEXPLAINED, data_end, size - data_end);
+      _ts_model_file_add_warning (model, "%s: %s bytes after the last tensor (from "
+                                  "byte %s) belong to no tensor", name, n, at);
+    }
+
+  for (guint i = 0; i < entries->len; i++)
+    {
+      TsTensor *tensor = g_array_index (entries, Entry, i).tensor;
+
+      if (_ts_model_file_has_tensor (model, ts_tensor_get_name (tensor)))
+        {
+          TsTensor *other = ts_model_file_lookup_tensor (model, ts_tensor_get_name (tensor));
+
+          return fail_at (error, name, ts_tensor_get_offset (tensor),
+                          TS_FORMAT_ERROR_DUPLICATE_TENSOR,
+                          "tensor '%s' is also in %s", ts_tensor_get_name (tensor),
+                          ts_file_part_get_name (ts_tensor_get_part (other)));
+        }
+      _ts_model_file_add_tensor (model, tensor);
+    }
+  _ts_model_file_add_part (model, part);
+  return TRUE;
+}
+
+/* A shard name from an index must be a plain file name in its folder. */
+static gboolean
+is_safe_shard_name (const char *name)
+{
+  return name[0] != '\0' && strchr (name, '/') == NULL && strchr (name, '\\') == NULL &&
+         !g_str_equal (name, ".") && !g_str_equal (name, "..");
+}
+
+typedef struct
+{
+  GHashTable *weight_map;  /* tensor name -> shard name (owned by parser) */
+  GPtrArray  *shards;      /* sorted unique shard names */
+  gboolean    has_total;
+  guint64     total_size;
+} IndexInfo;
+
+static void
+index_info_clear (IndexInfo *info)
+{
+  g_clear_pointer (&info->weight_map, g_hash_table_unref);
+  g_clear_pointer (&info->shards, g_ptr_array_unref);
+}
+
+static gboolean
+parse_index (GFile        *index_file,
+             JsonParser   *parser,
+             IndexInfo    *info,
+             GCancellable *cancellable,
+             GError      **error)
+{
+  g_autofree char *name = g_file_get_basename (index_file);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GList) members = NULL;
+  JsonObject *root, *map;
+  JsonNode *meta;
+  gsize len;
+
+  if (!g_file_load_contents (index_file, cancellable, &contents, &len, NULL, &local_error))
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_IO, "%s", local_error->message);
+  if (len > ST_MAX_HEADER)
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+                    "the index is larger than 100,000,000 bytes");
+  if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+                    "not valid JSON: %s", local_error->message);
+  root = JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))
+    ? json_node_get_object (json_parser_get_root (parser)) : NULL;
+  if (root == NULL || !json_object_has_member (root, "weight_map") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "weight_map")))
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+                    "the index has no \"weight_map\" object");
+
+  map = json_object_get_object_member (root, "weight_map");
+  info->weight_map = g_hash_table_new (g_str_hash, g_str_equal);
+  info->shards = g_ptr_array_new ();
+  members = json_object_get_members (map);
+  for (GList *l = members; l; l = l->next)
+    {
+      JsonNode *v = json_object_get_member (map, l->data);
+      const char *shard;
+
+      if (JSON_NODE_TYPE (v) != JSON_NODE_VALUE || json_node_get_value_type (v) != G_TYPE_STRING)
+        return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+                        "weight_map entry \"%s\" is not a file name", (const char *) l->data);
+      shard = json_node_get_string (v);
+      if (!is_safe_shard_name (shard))
+        return fail_at (error, name, 0, TS_FORMAT_ERROR_UNSAFE_SHARD_NAME,
+                        "tensor '%s' names the shard \"%s\", which is not a plain file "
+                        "name in the checkpoint folder; refusing to open it",
+                        (const char *) l->data, shard);
+      g_hash_table_insert (info->weight_map, l->data, (gpointer) shard);
+      if (!g_ptr_array_find_with_equal_func (info->shards, shard, g_str_equal, NULL))
+        g_ptr_array_add (info->shards, (gpointer) shard);
+    }
+  g_ptr_array_sort (info->shards, compare_names);
+
+  meta = json_object_get_member (root, "metadata");
+  if (meta != NULL && JSON_NODE_HOLDS_OBJECT (meta) &&
+      get_uint (json_object_get_member (json_node_get_object (meta), "total_size"),
+                &info->total_size))
+    info->has_total = TRUE;
+  return TRUE;
+}
+
+static gboolean
+check_against_index (TsModelFile  *model,
+                     const char   *index_name,
+                     IndexInfo    *info,
+                     GError      **error)
+{
+  GListModel *tensors = ts_model_file_get_tensors (model);
+  guint n = g_list_model_get_n_items (tensors);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, info->weight_map);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      TsTensor *t = ts_model_file_lookup_tensor (model, key);
+
+      if (t == NULL)
+        return fail_at (error, index_name, 0, TS_FORMAT_ERROR_MISSING_TENSOR,
+                        "the index puts tensor '%s' in %s, but no shard has it",
+                        (const char *) key, (const char *) value);
+      if (!g_str_equal (ts_file_part_get_name (ts_tensor_get_part (t)), value))
+        return fail_at (error, ts_file_part_get_name (ts_tensor_get_part (t)),
+                        ts_tensor_get_offset (t), TS_FORMAT_ERROR_WRONG_SHARD,
+                        "tensor '%s' is in this shard, but the index (%s) puts it in %s",
+                        (const char *) key, index_name, (const char *) value);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
+
+      if (!g_hash_table_contains (info->weight_map, ts_tensor_get_name (t)))
+        return fail_at (error, ts_file_part_get_name (ts_tensor_get_part (t)),
+                        ts_tensor_get_offset (t), TS_FORMAT_ERROR_WRONG_SHARD,
+                        "tensor '%s' is in this shard but not in the index (%s)",
+                        ts_tensor_get_name (t), index_name);
+    }
+  if (info->has_total && info->total_size != ts_model_file_get_tensor_data_size (model))
+    _ts_model_file_add_warning (model, "%s: metadata.total_size is %" G_GUINT64_FORMAT
+                                " but the tensors take %" G_GUINT64_FORMAT " bytes",
+                                index_name, info->total_size,
+                                ts_model_file_get_tensor_data_size (model));
+  return TRUE;
+}
+
+static TsModelFile *
+load_sharded (GFile         *index_file,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  g_autoptr(TsSafetensorsFile) self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GFile) dir = g_file_get_parent (index_file);
+  g_autofree char *index_name = g_file_get_basename (index_file);
+  IndexInfo info = { 0 };
+  gboolean ok = TRUE;
+
+  _ts_model_file_set_file (TS_MODEL_FILE (self), dir);
+  self->index_file = g_object_ref (index_file);
+  if (!parse_index (index_file, parser, &info, cancellable, error))
+    {
+      index_info_clear (&info);
+      return NULL;
+    }
+  for (guint i = 0; ok && i < info.shards->len; i++)
+    {
+      const char *shard = g_ptr_array_index (info.shards, i);
+      g_autoptr(GFile) shard_file = g_file_get_child (dir, shard);
+
+      if (!g_file_query_exists (shard_file, cancellable))
+        ok = fail_at (error, index_name, 0, TS_FORMAT_ERROR_MISSING_SHARD,
+                      "the index names the shard %s, which is not in the folder", shard);
+      else
+        ok = load_part (TS_MODEL_FILE (self), shard_file, i, cancellable, error);
+    }
+  ok = ok && check_against_index (TS_MODEL_FILE (self), index_name, &info, error);
+  index_info_clear (&info);
+  return ok ? TS_MODEL_FILE (g_steal_pointer (&self)) : NULL;
+}
+
+/* All *.safetensors of a folder without an index, in name order. */
+static TsModelFile *
+load_folder_without_index (GFile         *dir,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  g_autoptr(TsSafetensorsFile) self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
+  g_autoptr(GFileEnumerator) enumerator = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *dir_name = g_file_get_basename (dir);
+  GFileInfo *fi;
+
+  enumerator = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                          G_FILE_QUERY_INFO_NONE, cancellable, error);
+  if (enumerator == NULL)
+    return NULL;
+  while ((fi = g_file_enumerator_next_file (enumerator, cancellable, NULL)) != NULL)
+    {
+      if (g_str_has_suffix (g_file_info_get_name (fi), ".safetensors"))
+        g_ptr_array_add (names, g_strdup (g_file_info_get_name (fi)));
+      g_object_unref (fi);
+    }
+  if (names->len == 0)
+    {
+      fail_at (error, dir_name, 0, TS_FORMAT_ERROR_UNKNOWN_FORMAT,
+               "the folder has no .safetensors file and no %s", DEFAULT_INDEX);
+      return NULL;
+    }
+  g_ptr_array_sort (names, compare_names);
+  _ts_model_file_set_file (TS_MODEL_FILE (self), dir);
+  if (names->len > 1)
+    _ts_model_file_add_warning (TS_MODEL_FILE (self),
+                                "%s: %u .safetensors files but no %s; loaded them all",
+                                dir_name, names->len, DEFAULT_INDEX);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autoptr(GFile) f = g_file_get_child (dir, g_ptr_array_index (names, i));
+
+      if (!load_part (TS_MODEL_FILE (self), f, i, cancellable, error))
+        return NULL;
+    }
+  return TS_MODEL_FILE (g_steal_pointer (&self));
+}
+
+/* The index next to @shard that lists it, if any. */
+static GFile *
+find_index_for_shard (GFile *shard)
+{
+  g_autoptr(GFile) dir = g_file_get_parent (shard);
+  g_autoptr(GFile) index = NULL;
+  g_autofree char *shard_name = g_file_get_basename (shard);
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  JsonNode *root;
+  JsonObject *map;
+  g_autoptr(GList) values = NULL;
+  gsize len;
+
+  if (dir == NULL)
+    return NULL;
+  index = g_file_get_child (dir, DEFAULT_INDEX);
+  if (!g_file_load_contents (index, NULL, &contents, &len, NULL, NULL) ||
+      len > ST_MAX_HEADER ||
+      !json_parser_load_from_data (parser, contents, (gssize) len, NULL))
+    return NULL;
+  root = json_parser_get_root (parser);
+  if (!JSON_NODE_HOLDS_OBJECT (root) ||
+      !json_object_has_member (json_node_get_object (root), "weight_map") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (root), "weight_map")))
+    return NULL;
+  map = json_object_get_object_member (json_node_get_object (root), "weight_map");
+  values = json_object_get_values (map);
+  for (GList *l = values; l; l = l->next)
+    if (JSON_NODE_TYPE (l->data) == JSON_NODE_VALUE &&
+        json_node_get_value_type (l->data) == G_TYPE_STRING &&
+        g_str_equal (json_node_get_string (l->data), shard_name))
+      return g_steal_pointer (&index);
+  return NULL;
+}
+
+TsModelFile *
+_ts_safetensors_file_load (GFile         *file,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  g_autoptr(TsSafetensorsFile) self = NULL;
+  g_autofree char *name = g_file_get_basename (file);
+  g_autoptr(GFile) index = NULL;
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, cancellable) == G_FILE_TYPE_DIRECTORY)
+    {
+      index = g_file_get_child (file, DEFAULT_INDEX);
+      if (g_file_query_exists (index, cancellable))
+        return load_sharded (index, cancellable, error);
+      return load_folder_without_index (file, cancellable, error);
+    }
+  if (g_str_has_suffix (name, ".json"))
+    return load_sharded (file, cancellable, error);
+
+  index = find_index_for_shard (file);
+  if (index != NULL)
+    return load_sharded (index, cancellable, error);
+
+  self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
+  _ts_model_file_set_file (TS_MODEL_FILE (self), file);
+  if (!load_part (TS_MODEL_FILE (self), file, 0, cancellable, error))
+    return NULL;
+  return TS_MODEL_FILE (g_steal_pointer (&self));
+}
+
+/**
+ * ts_safetensors_file_get_index_file:
+ *
+ * Returns: (transfer none) (nullable): the index of a sharded checkpoint
+ */
+GFile *
+ts_safetensors_file_get_index_file (TsSafetensorsFile *self)
+{
+  g_return_val_if_fail (TS_IS_SAFETENSORS_FILE (self), NULL);
+  return self->index_file;
+}
+
+gboolean
+ts_safetensors_file_is_sharded (TsSafetensorsFile *self)
+{
+  g_return_val_if_fail (TS_IS_SAFETENSORS_FILE (self), FALSE);
+  return g_list_model_get_n_items (ts_model_file_get_parts (TS_MODEL_FILE (self))) > 1 ||
+         self->index_file != NULL;
+}

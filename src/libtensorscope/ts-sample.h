@@ -1,0 +1,36 @@
+/* ts-sample.h
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint32  seed;
+  guint    n_layers;
+  guint    hidden_size;
+  guint    n_heads;
+  guint    n_kv_heads;
+  guint    intermediate_size;
+  guint    vocab_size;          /* regular tokens + 256 Llama 3 special tokens */
+  guint    n_shards;            /* 1: a single model.safetensors, no index */
+  gboolean tied_embeddings;
+  gboolean head_dim_in_config;
+  gboolean rope_scaling;        /* llama3 rope scaling in config.json */
+} TsSampleOptions;
+
+void      ts_sample_options_init  (TsSampleOptions        *options);
+/* Writes a small seeded Llama-3-shaped Hugging Face checkpoint into @dir
+ * (created if needed). Deterministic for a given @options. */
+gboolean  ts_sample_write         (GFile                  *dir,
+                                   const TsSampleOptions  *options,
+                                   GCancellable           *cancellable,
+                                   GError                **error);
+
+G_END_DECLS

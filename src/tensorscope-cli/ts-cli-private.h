@@ -1,0 +1,27 @@
+/* ts-cli-private.h
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+gboolean ts_cli_parse   (GOptionContext  *context,
+                         int             *argc,
+                         char          ***argv,
+                         int              min_args,
+                         int              max_args,
+                         int             *status);
+int      ts_cli_fail    (const GError    *error,
+                         gboolean         json);
+
+int      ts_cli_convert (int              argc,
+                         char           **argv);
+int      ts_cli_audit   (int              argc,
+                         char           **argv);
+
+G_END_DECLS

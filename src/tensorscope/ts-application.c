@@ -1,0 +1,285 @@
+/* ts-application.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ts-application.h"
+#include "ts-resources.h"
+#include "ts-window.h"
+
+#define MAX_RECENT 10
+
+struct _TsApplication
+{
+  GtkApplication  parent_instance;
+
+  GSettings      *settings;
+  GMenu          *recent_menu;
+};
+
+G_DEFINE_FINAL_TYPE (TsApplication, ts_application, GTK_TYPE_APPLICATION)
+
+void
+ts_ensure_resources (void)
+{
+  static gsize initialized;
+
+  if (g_once_init_enter (&initialized))
+    {
+      ts_register_resource ();
+      g_once_init_leave (&initialized, 1);
+    }
+}
+
+TsApplication *
+ts_application_new (void)
+{
+  return g_object_new (TS_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "resource-base-path", RESOURCE_PREFIX,
+                       NULL);
+}
+
+GSettings *
+ts_application_get_settings (TsApplication *self)
+{
+  g_return_val_if_fail (TS_IS_APPLICATION (self), NULL);
+
+  if (self->settings == NULL)
+    self->settings = g_settings_new ("io.github.tensorscope.Tensorscope");
+
+  return self->settings;
+}
+
+/* An empty window (no model, not loading) is reused for the next file. */
+static TsWindow *
+find_empty_window (TsApplication *self)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
+    {
+      if (TS_IS_WINDOW (l->data) && ts_window_is_empty (l->data))
+        return l->data;
+    }
+
+  return NULL;
+}
+
+void
+ts_application_open_file (TsApplication *self,
+                          GFile         *file)
+{
+  TsWindow *window;
+
+  g_return_if_fail (TS_IS_APPLICATION (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  if (!(window = find_empty_window (self)))
+    window = ts_window_new (self);
+
+  ts_window_open (window, file);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+ts_application_activate (GApplication *app)
+{
+  TsApplication *self = TS_APPLICATION (app);
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  if (window == NULL)
+    window = GTK_WINDOW (ts_window_new (self));
+
+  gtk_window_present (window);
+}
+
+static void
+ts_application_open (GApplication  *app,
+                     GFile        **files,
+                     int            n_files,
+                     const char    *hint)
+{
+  for (int i = 0; i < n_files; i++)
+    ts_application_open_file (TS_APPLICATION (app), files[i]);
+}
+
+/* The Open Recent submenu: model files this app opened, newest first. */
+static int
+compare_recent (gconstpointer a,
+                gconstpointer b)
+{
+  GDateTime *ma = gtk_recent_info_get_modified ((GtkRecentInfo *) a);
+  GDateTime *mb = gtk_recent_info_get_modified ((GtkRecentInfo *) b);
+
+  return -g_date_time_compare (ma, mb);
+}
+
+static void
+update_recent_menu (TsApplication    *self,
+                    GtkRecentManager *manager)
+{
+  GList *items = gtk_recent_manager_get_items (manager);
+  const char *app_name = g_get_application_name ();
+  guint n = 0;
+
+  g_menu_remove_all (self->recent_menu);
+  items = g_list_sort (items, compare_recent);
+
+  for (GList *l = items; l != NULL && n < MAX_RECENT; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      g_autoptr(GMenuItem) item = NULL;
+
+      if (app_name == NULL || !gtk_recent_info_has_application (info, app_name))
+        continue;
+
+      item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+      g_menu_item_set_action_and_target (item, "app.open-recent", "s",
+                                         gtk_recent_info_get_uri (info));
+      g_menu_append_item (self->recent_menu, item);
+      n++;
+    }
+
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+GMenuModel *
+ts_application_get_recent_menu (TsApplication *self)
+{
+  g_return_val_if_fail (TS_IS_APPLICATION (self), NULL);
+
+  return G_MENU_MODEL (self->recent_menu);
+}
+
+static void
+open_recent_action (GSimpleAction *action,
+                    GVariant      *parameter,
+                    gpointer       user_data)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+
+  ts_application_open_file (TS_APPLICATION (user_data), file);
+}
+
+static void
+new_window_action (GSimpleAction *action,
+                   GVariant      *parameter,
+                   gpointer       user_data)
+{
+  gtk_window_present (GTK_WINDOW (ts_window_new (TS_APPLICATION (user_data))));
+}
+
+static void
+quit_action (GSimpleAction *action,
+             GVariant      *parameter,
+             gpointer       user_data)
+{
+  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (user_data)));
+
+  /* Closing saves each window's state; destroying would skip that. */
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (l->data);
+
+  g_list_free (windows);
+}
+
+static void
+about_action (GSimpleAction *action,
+              GVariant      *parameter,
+              gpointer       user_data)
+{
+  static const char *authors[] = { "The Tensorscope authors", NULL };
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  gtk_show_about_dialog (parent,
+                         "program-name", _("Tensorscope"),
+                         "logo-icon-name", APP_ID,
+                         "version", PACKAGE_VERSION,
+                         "comments", _("Inspect Safetensors and GGUF model files"),
+                         "authors", authors,
+                         "copyright", "© 2026 The Tensorscope authors",
+                         "license-type", GTK_LICENSE_GPL_3_0,
+                         NULL);
+}
+
+static const GActionEntry app_actions[] = {
+  { .name = "open-recent", .activate = open_recent_action, .parameter_type = "s" },
+  { .name = "new-window", .activate = new_window_action },
+  { .name = "quit", .activate = quit_action },
+  { .name = "about", .activate = about_action },
+};
+
+static void
+load_css (void)
+{
+  g_autoptr(GtkCssProvider) provider = gtk_css_provider_new ();
+  GdkDisplay *display = gdk_display_get_default ();
+
+  if (display == NULL)
+    return;
+
+  gtk_css_provider_load_from_resource (provider, RESOURCE_PREFIX "/style.css");
+  gtk_style_context_add_provider_for_display (display, GTK_STYLE_PROVIDER (provider),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+}
+
+static void
+ts_application_startup (GApplication *app)
+{
+  TsApplication *self = TS_APPLICATION (app);
+  GtkRecentManager *manager;
+  static const char *quit_accels[] = { "<Control>q", NULL };
+  static const char *new_window_accels[] = { "<Control>n", NULL };
+
+  ts_ensure_resources ();
+  G_APPLICATION_CLASS (ts_application_parent_class)->startup (app);
+
+  g_set_application_name (_("Tensorscope"));
+  gtk_window_set_default_icon_name (APP_ID);
+  load_css ();
+
+  g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions,
+                                   G_N_ELEMENTS (app_actions), self);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.new-window",
+                                         new_window_accels);
+
+  manager = gtk_recent_manager_get_default ();
+  g_signal_connect_object (manager, "changed", G_CALLBACK (update_recent_menu), self,
+                           G_CONNECT_SWAPPED);
+  update_recent_menu (self, manager);
+}
+
+static void
+ts_application_dispose (GObject *object)
+{
+  TsApplication *self = (TsApplication *) object;
+
+  g_clear_object (&self->settings);
+  g_clear_object (&self->recent_menu);
+
+  G_OBJECT_CLASS (ts_application_parent_class)->dispose (object);
+}
+
+static void
+ts_application_class_init (TsApplicationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  object_class->dispose = ts_application_dispose;
+  app_class->startup = ts_application_startup;
+  app_class->activate = ts_application_activate;
+  app_class->open = ts_application_open;
+}
+
+static void
+ts_application_init (TsApplication *self)
+{
+  self->recent_menu = g_menu_new ();
+}

@@ -1,0 +1,23 @@
+/* ts-format.h: number formatting shared by the app's views
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* "6,425,499,648": exact, with thousands separators, like the CLI */
+char *ts_format_count (guint64 n);
+/* "6,425,499,648 bytes (6.4 GB)" */
+char *ts_format_bytes (guint64 n);
+/* valid UTF-8 for display, at most @max_chars characters (0: no limit),
+ * with control characters shown as symbols */
+char *ts_format_display_text (const char *text,
+                              gssize      length,
+                              guint       max_chars);
+
+G_END_DECLS

@@ -1,0 +1,948 @@
+/* ts-layout-view.c: the interactive layout diagram
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ts-layout-view.h"
+
+/* TsLayout computes the geometry and draws the static picture, which is
+ * cached as a render node; this widget adds hover, selection and focus on
+ * top of it, tooltips, zoom and keyboard navigation. */
+
+#define MIN_WIDTH     360
+#define NAT_WIDTH     1000
+
+typedef struct
+{
+  guint64 start;
+  guint64 end;
+} Range;
+
+struct _TsLayoutView
+{
+  GtkWidget          parent_instance;
+
+  TsLayout          *layout;
+  GtkSelectionModel *model;
+  GskRenderNode     *node;
+  GArray            *history;      /* Range: where zoom-back returns to */
+  GArray            *nav;          /* band ids in keyboard order */
+
+  double             measured_width;
+  double             measured_height;
+  double             pointer_x;
+  double             zoom_step;
+  Range              pinch_start;
+  double             pinch_x;
+
+  guint              hover_band;
+  guint              selected_band;
+  guint              focus_band;
+};
+
+enum {
+  PROP_0,
+  PROP_LAYOUT,
+  PROP_MODEL,
+  PROP_ZOOMED,
+  N_PROPS
+};
+
+enum {
+  SELECT_HIDDEN_TENSOR,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (TsLayoutView, ts_layout_view, GTK_TYPE_WIDGET)
+
+GtkWidget *
+ts_layout_view_new (void)
+{
+  return g_object_new (TS_TYPE_LAYOUT_VIEW, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Geometry                                                                  */
+
+static void
+build_nav (TsLayoutView *self)
+{
+  guint n = ts_layout_get_n_bands (self->layout);
+  const TsLayoutBand *prev = NULL;
+
+  /* Keyboard order: each strip left to right, a data region replaced by
+   * its visible tensors. Band ids run strip by strip, regions before
+   * tensors, so a stable sort on (part, x) gives that order. */
+  g_array_set_size (self->nav, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (self->layout, i);
+      gboolean has_tensors = FALSE;
+
+      if (!b->visible)
+        continue;
+      if (b->type == TS_LAYOUT_BAND_REGION && b->kind == TS_REGION_TENSOR_DATA)
+        {
+          for (guint j = i + 1; j < n && !has_tensors; j++)
+            {
+              const TsLayoutBand *t = ts_layout_get_band (self->layout, j);
+              if (t->part != b->part)
+                break;
+              has_tensors = t->parent == b->id && t->visible;
+            }
+          if (has_tensors)
+            continue;
+        }
+      g_array_append_val (self->nav, i);
+    }
+
+  /* tensors come after all regions of their part: put them in x order */
+  for (guint i = 1; i < self->nav->len; i++)
+    {
+      guint cur = g_array_index (self->nav, guint, i);
+      const TsLayoutBand *b = ts_layout_get_band (self->layout, cur);
+      guint j = i;
+
+      while (j > 0)
+        {
+          prev = ts_layout_get_band (self->layout, g_array_index (self->nav, guint, j - 1));
+          if (prev->part < b->part || (prev->part == b->part && prev->x <= b->x))
+            break;
+          g_array_index (self->nav, guint, j) = g_array_index (self->nav, guint, j - 1);
+          j--;
+        }
+      g_array_index (self->nav, guint, j) = cur;
+    }
+}
+
+static void
+relayout (TsLayoutView *self,
+          double        width)
+{
+  g_assert (self->layout != NULL);
+
+  ts_layout_allocate (self->layout, width);
+  g_clear_pointer (&self->node, gsk_render_node_unref);
+  build_nav (self);
+
+  if (self->focus_band != TS_LAYOUT_NO_BAND &&
+      !ts_layout_get_band (self->layout, self->focus_band)->visible)
+    self->focus_band = TS_LAYOUT_NO_BAND;
+}
+
+static void
+view_changed (TsLayoutView *self)
+{
+  self->hover_band = TS_LAYOUT_NO_BAND;
+  self->measured_width = -1;
+  if (self->layout != NULL)
+    relayout (self, MAX (gtk_widget_get_width (GTK_WIDGET (self)), MIN_WIDTH));
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOMED]);
+}
+
+static void
+ts_layout_view_measure (GtkWidget      *widget,
+                        GtkOrientation  orientation,
+                        int             for_size,
+                        int            *minimum,
+                        int            *natural,
+                        int            *minimum_baseline,
+                        int            *natural_baseline)
+{
+  TsLayoutView *self = TS_LAYOUT_VIEW (widget);
+  double current, width;
+
+  if (self->layout == NULL)
+    {
+      *minimum = *natural = 0;
+      return;
+    }
+
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = MIN_WIDTH;
+      *natural = NAT_WIDTH;
+      return;
+    }
+
+  width = for_size > 0 ? MAX (for_size, MIN_WIDTH) : NAT_WIDTH;
+  if (width != self->measured_width)
+    {
+      current = ts_layout_get_width (self->layout);
+      ts_layout_allocate (self->layout, width);
+      self->measured_width = width;
+      self->measured_height = ts_layout_get_height (self->layout);
+      /* keep the geometry the widget draws with */
+      if (current > 0 && current != width)
+        ts_layout_allocate (self->layout, current);
+    }
+
+  *minimum = *natural = (int) ceil (self->measured_height);
+}
+
+static GtkSizeRequestMode
+ts_layout_view_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+ts_layout_view_size_allocate (GtkWidget *widget,
+                              int        width,
+                              int        height,
+                              int        baseline)
+{
+  TsLayoutView *self = TS_LAYOUT_VIEW (widget);
+
+  if (self->layout != NULL &&
+      (ts_layout_get_width (self->layout) != MAX (width, MIN_WIDTH) || self->node == NULL))
+    relayout (self, MAX (width, MIN_WIDTH));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Drawing                                                                   */
+
+static void
+append_outline (GtkSnapshot        *snapshot,
+                const TsLayoutBand *band,
+                double              inset,
+                double              line_width,
+                const GdkRGBA      *color)
+{
+  GskRoundedRect outline;
+  float w = line_width;
+  const GdkRGBA colors[4] = { *color, *color, *color, *color };
+  const float widths[4] = { w, w, w, w };
+
+  gsk_rounded_rect_init_from_rect (&outline,
+                                   &GRAPHENE_RECT_INIT (band->x - inset, band->y - inset,
+                                                        band->width + 2 * inset,
+                                                        band->height + 2 * inset),
+                                   2);
+  gtk_snapshot_append_border (snapshot, &outline, widths, colors);
+}
+
+static void
+ts_layout_view_snapshot (GtkWidget   *widget,
+                         GtkSnapshot *snapshot)
+{
+  TsLayoutView *self = TS_LAYOUT_VIEW (widget);
+  static const GdkRGBA selected_color = { 0.11, 0.44, 0.85, 1.0 };   /* #1c71d8 */
+  static const GdkRGBA hover_color = { 0.14, 0.12, 0.19, 0.85 };
+  static const GdkRGBA focus_color = { 0.21, 0.52, 0.89, 0.6 };
+
+  if (self->layout == NULL)
+    return;
+
+  if (self->node == NULL)
+    {
+      g_autoptr(GtkSnapshot) static_snapshot = gtk_snapshot_new ();
+      double w = ts_layout_get_width (self->layout);
+      double h = ts_layout_get_height (self->layout);
+      cairo_t *cr = gtk_snapshot_append_cairo (static_snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+
+      ts_layout_draw (self->layout, cr);
+      cairo_destroy (cr);
+      self->node = gtk_snapshot_free_to_node (g_steal_pointer (&static_snapshot));
+    }
+
+  if (self->node != NULL)
+    gtk_snapshot_append_node (snapshot, self->node);
+
+  if (self->selected_band != TS_LAYOUT_NO_BAND)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (self->layout, self->selected_band);
+      if (b->visible)
+        {
+          append_outline (snapshot, b, 3, 2.5, &selected_color);
+          gtk_snapshot_append_color (snapshot, &selected_color,
+                                     &GRAPHENE_RECT_INIT (b->x + b->width / 2 - 5, b->y - 9, 10, 4));
+        }
+    }
+
+  if (self->hover_band != TS_LAYOUT_NO_BAND && self->hover_band != self->selected_band)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (self->layout, self->hover_band);
+      if (b->visible)
+        append_outline (snapshot, b, 1, 1.5, &hover_color);
+    }
+
+  if (self->focus_band != TS_LAYOUT_NO_BAND && gtk_widget_has_visible_focus (widget))
+    {
+      const TsLayoutBand *b = ts_layout_get_band (self->layout, self->focus_band);
+      if (b->visible)
+        append_outline (snapshot, b, 6, 2, &focus_color);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Selection                                                                 */
+
+static TsTensor *
+get_selected_tensor (TsLayoutView *self)
+{
+  g_autoptr(GtkBitset) selection = NULL;
+  guint n;
+
+  if (self->model == NULL)
+    return NULL;
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->model));
+  selection = gtk_selection_model_get_selection_in_range (self->model, 0, n);
+  if (gtk_bitset_is_empty (selection))
+    return NULL;
+
+  return g_list_model_get_item (G_LIST_MODEL (self->model), gtk_bitset_get_minimum (selection));
+}
+
+static void
+on_selection_changed (TsLayoutView *self)
+{
+  g_autoptr(TsTensor) tensor = get_selected_tensor (self);
+  guint band = TS_LAYOUT_NO_BAND;
+
+  if (tensor != NULL && self->layout != NULL)
+    band = ts_layout_find_tensor (self->layout, tensor);
+
+  if (band == self->selected_band)
+    return;
+
+  self->selected_band = band;
+  if (band != TS_LAYOUT_NO_BAND)
+    {
+      self->focus_band = band;
+      /* a selection made in the table must be seen: leave a zoom that hides it */
+      if (!ts_layout_get_band (self->layout, band)->visible)
+        {
+          g_array_set_size (self->history, 0);
+          ts_layout_reset_view_range (self->layout);
+          view_changed (self);
+        }
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+update_accessible (TsLayoutView *self)
+{
+  g_autofree char *description = NULL;
+
+  if (self->layout == NULL || self->focus_band == TS_LAYOUT_NO_BAND)
+    return;
+
+  description = ts_layout_dup_band_description (self->layout,
+                                                ts_layout_get_band (self->layout, self->focus_band));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description,
+                                  -1);
+}
+
+void
+ts_layout_view_activate_band (TsLayoutView *self,
+                              guint         band_id)
+{
+  const TsLayoutBand *band;
+  guint n;
+
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+  g_return_if_fail (self->layout != NULL);
+
+  band = ts_layout_get_band (self->layout, band_id);
+  self->focus_band = band_id;
+  update_accessible (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+
+  if (band->type != TS_LAYOUT_BAND_TENSOR || self->model == NULL)
+    return;
+
+  /* The shared model is the table's sorted, filtered view: find the row. */
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->model));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsTensor) tensor = g_list_model_get_item (G_LIST_MODEL (self->model), i);
+
+      if (tensor == band->tensor)
+        {
+          gtk_selection_model_select_item (self->model, i, TRUE);
+          return;
+        }
+    }
+
+  /* filtered out of the table: let the owner widen the filter */
+  g_signal_emit (self, signals[SELECT_HIDDEN_TENSOR], 0, band->tensor);
+}
+
+guint
+ts_layout_view_get_selected_band (TsLayoutView *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT_VIEW (self), TS_LAYOUT_NO_BAND);
+
+  return self->selected_band;
+}
+
+guint
+ts_layout_view_get_focus_band (TsLayoutView *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT_VIEW (self), TS_LAYOUT_NO_BAND);
+
+  return self->focus_band;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Zoom                                                                      */
+
+gboolean
+ts_layout_view_get_zoomed (TsLayoutView *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT_VIEW (self), FALSE);
+
+  return self->layout != NULL && ts_layout_is_zoomed (self->layout);
+}
+
+static void
+push_history (TsLayoutView *self)
+{
+  Range range;
+
+  ts_layout_get_view_range (self->layout, &range.start, &range.end);
+  g_array_append_val (self->history, range);
+}
+
+static void
+zoom_around (TsLayoutView *self,
+             double        factor,
+             double        x)
+{
+  if (self->layout == NULL)
+    return;
+
+  ts_layout_zoom_at (self->layout, factor, x);
+  view_changed (self);
+}
+
+static double
+center_x (TsLayoutView *self)
+{
+  double x0, x1;
+
+  ts_layout_get_strip_extent (self->layout, &x0, &x1);
+  return (x0 + x1) / 2;
+}
+
+void
+ts_layout_view_zoom_in (TsLayoutView *self)
+{
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+
+  if (self->layout != NULL)
+    zoom_around (self, self->zoom_step, center_x (self));
+}
+
+void
+ts_layout_view_zoom_out (TsLayoutView *self)
+{
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+
+  if (self->layout != NULL)
+    zoom_around (self, 1.0 / self->zoom_step, center_x (self));
+}
+
+void
+ts_layout_view_zoom_reset (TsLayoutView *self)
+{
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+
+  if (self->layout == NULL)
+    return;
+
+  g_array_set_size (self->history, 0);
+  ts_layout_reset_view_range (self->layout);
+  view_changed (self);
+}
+
+void
+ts_layout_view_zoom_back (TsLayoutView *self)
+{
+  Range range;
+
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+
+  if (self->layout == NULL)
+    return;
+
+  if (self->history->len == 0)
+    {
+      ts_layout_view_zoom_reset (self);
+      return;
+    }
+
+  range = g_array_index (self->history, Range, self->history->len - 1);
+  g_array_set_size (self->history, self->history->len - 1);
+  ts_layout_set_view_range (self->layout, range.start, range.end);
+  view_changed (self);
+}
+
+void
+ts_layout_view_zoom_to_band (TsLayoutView *self,
+                             guint         band_id)
+{
+  const TsLayoutBand *band;
+  guint64 margin;
+
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+  g_return_if_fail (self->layout != NULL);
+
+  band = ts_layout_get_band (self->layout, band_id);
+  /* a little context on both sides, so the neighbours show */
+  margin = band->length / 20;
+  push_history (self);
+  ts_layout_set_view_range (self->layout,
+                            band->offset > margin ? band->offset - margin : 0,
+                            band->offset + band->length + margin);
+  self->focus_band = band_id;
+  view_changed (self);
+}
+
+void
+ts_layout_view_set_zoom_step (TsLayoutView *self,
+                              double        step)
+{
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+
+  self->zoom_step = CLAMP (step, 1.1, 8.0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input                                                                     */
+
+static void
+set_hover (TsLayoutView *self,
+           guint         band)
+{
+  if (band == self->hover_band)
+    return;
+
+  self->hover_band = band;
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), band != TS_LAYOUT_NO_BAND ? "pointer" : NULL);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+on_motion (TsLayoutView             *self,
+           double                    x,
+           double                    y,
+           GtkEventControllerMotion *motion)
+{
+  const TsLayoutBand *band;
+
+  self->pointer_x = x;
+  if (self->layout == NULL)
+    return;
+
+  band = ts_layout_hit_test (self->layout, x, y);
+  set_hover (self, band != NULL ? band->id : TS_LAYOUT_NO_BAND);
+}
+
+static void
+on_leave (TsLayoutView             *self,
+          GtkEventControllerMotion *motion)
+{
+  set_hover (self, TS_LAYOUT_NO_BAND);
+}
+
+static void
+on_pressed (TsLayoutView    *self,
+            int              n_press,
+            double           x,
+            double           y,
+            GtkGestureClick *gesture)
+{
+  const TsLayoutBand *band;
+
+  if (self->layout == NULL)
+    return;
+
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (!(band = ts_layout_hit_test (self->layout, x, y)))
+    return;
+
+  if (n_press == 2)
+    ts_layout_view_zoom_to_band (self, band->id);
+  else if (n_press == 1)
+    ts_layout_view_activate_band (self, band->id);
+}
+
+static gboolean
+on_scroll (TsLayoutView             *self,
+           double                    dx,
+           double                    dy,
+           GtkEventControllerScroll *scroll)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (scroll));
+
+  /* plain scrolling scrolls the page; Ctrl+scroll zooms at the pointer */
+  if (!(state & GDK_CONTROL_MASK) || self->layout == NULL || dy == 0)
+    return FALSE;
+
+  zoom_around (self, dy < 0 ? 1.25 : 0.8, self->pointer_x);
+  return TRUE;
+}
+
+static void
+on_pinch_begin (TsLayoutView   *self,
+                GdkEventSequence *sequence,
+                GtkGestureZoom *gesture)
+{
+  double x = 0, y = 0;
+
+  if (self->layout == NULL)
+    return;
+
+  ts_layout_get_view_range (self->layout, &self->pinch_start.start, &self->pinch_start.end);
+  gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &x, &y);
+  self->pinch_x = x;
+}
+
+static void
+on_pinch_scale_changed (TsLayoutView   *self,
+                        double          scale,
+                        GtkGestureZoom *gesture)
+{
+  if (self->layout == NULL || scale <= 0)
+    return;
+
+  ts_layout_set_view_range (self->layout, self->pinch_start.start, self->pinch_start.end);
+  zoom_around (self, scale, self->pinch_x);
+}
+
+static gboolean
+ts_layout_view_query_tooltip (GtkWidget  *widget,
+                              int         x,
+                              int         y,
+                              gboolean    keyboard_mode,
+                              GtkTooltip *tooltip)
+{
+  TsLayoutView *self = TS_LAYOUT_VIEW (widget);
+  const TsLayoutBand *band = NULL;
+  g_autofree char *text = NULL;
+
+  if (self->layout == NULL)
+    return FALSE;
+
+  if (keyboard_mode && self->focus_band != TS_LAYOUT_NO_BAND)
+    band = ts_layout_get_band (self->layout, self->focus_band);
+  else if (!keyboard_mode)
+    band = ts_layout_hit_test (self->layout, x, y);
+
+  if (band == NULL || !band->visible)
+    return FALSE;
+
+  text = ts_layout_dup_band_description (self->layout, band);
+  gtk_tooltip_set_text (tooltip, text);
+  gtk_tooltip_set_tip_area (tooltip, &(GdkRectangle) {
+                              (int) band->x, (int) band->y,
+                              MAX (1, (int) band->width), (int) band->height });
+  return TRUE;
+}
+
+static void
+move_focus (TsLayoutView *self,
+            int           delta)
+{
+  gint pos = -1;
+
+  if (self->layout == NULL || self->nav->len == 0)
+    return;
+
+  for (guint i = 0; i < self->nav->len; i++)
+    if (g_array_index (self->nav, guint, i) == self->focus_band)
+      pos = i;
+
+  if (pos < 0)
+    pos = delta > 0 ? 0 : self->nav->len - 1;
+  else
+    pos = CLAMP (pos + delta, 0, (gint) self->nav->len - 1);
+
+  self->focus_band = g_array_index (self->nav, guint, pos);
+  update_accessible (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static gboolean
+on_key_pressed (TsLayoutView          *self,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                GtkEventControllerKey *key)
+{
+  if (self->layout == NULL || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
+    return FALSE;
+
+  switch (keyval)
+    {
+    case GDK_KEY_Left:
+    case GDK_KEY_KP_Left:
+      move_focus (self, -1);
+      return TRUE;
+    case GDK_KEY_Right:
+    case GDK_KEY_KP_Right:
+      move_focus (self, 1);
+      return TRUE;
+    case GDK_KEY_Home:
+      move_focus (self, -(gint) self->nav->len);
+      return TRUE;
+    case GDK_KEY_End:
+      move_focus (self, self->nav->len);
+      return TRUE;
+    case GDK_KEY_space:
+      if (self->focus_band != TS_LAYOUT_NO_BAND)
+        ts_layout_view_activate_band (self, self->focus_band);
+      return TRUE;
+    case GDK_KEY_Return:
+    case GDK_KEY_KP_Enter:
+      if (self->focus_band != TS_LAYOUT_NO_BAND)
+        ts_layout_view_zoom_to_band (self, self->focus_band);
+      return TRUE;
+    case GDK_KEY_BackSpace:
+      ts_layout_view_zoom_back (self);
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* GObject                                                                   */
+
+TsLayout *
+ts_layout_view_get_layout (TsLayoutView *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT_VIEW (self), NULL);
+
+  return self->layout;
+}
+
+void
+ts_layout_view_set_layout (TsLayoutView *self,
+                           TsLayout     *layout)
+{
+  g_autofree char *label = NULL;
+
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+  g_return_if_fail (!layout || TS_IS_LAYOUT (layout));
+
+  if (!g_set_object (&self->layout, layout))
+    return;
+
+  g_array_set_size (self->history, 0);
+  self->selected_band = self->hover_band = self->focus_band = TS_LAYOUT_NO_BAND;
+  if (layout != NULL)
+    {
+      label = g_strdup_printf (_("Byte layout of %s"),
+                               ts_model_file_get_display_name (ts_layout_get_model (layout)));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, label,
+                                      -1);
+    }
+  on_selection_changed (self);
+  view_changed (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAYOUT]);
+}
+
+GtkSelectionModel *
+ts_layout_view_get_model (TsLayoutView *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT_VIEW (self), NULL);
+
+  return self->model;
+}
+
+void
+ts_layout_view_set_model (TsLayoutView      *self,
+                          GtkSelectionModel *model)
+{
+  g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
+  g_return_if_fail (!model || GTK_IS_SELECTION_MODEL (model));
+
+  if (self->model == model)
+    return;
+
+  if (self->model != NULL)
+    g_signal_handlers_disconnect_by_func (self->model, on_selection_changed, self);
+
+  g_set_object (&self->model, model);
+
+  if (model != NULL)
+    g_signal_connect_object (model, "selection-changed",
+                             G_CALLBACK (on_selection_changed), self,
+                             G_CONNECT_SWAPPED);
+
+  on_selection_changed (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
+}
+
+static void
+ts_layout_view_focus_changed (TsLayoutView *self)
+{
+  if (gtk_widget_has_focus (GTK_WIDGET (self)) && self->focus_band == TS_LAYOUT_NO_BAND)
+    move_focus (self, 1);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+ts_layout_view_dispose (GObject *object)
+{
+  TsLayoutView *self = (TsLayoutView *) object;
+
+  ts_layout_view_set_model (self, NULL);
+  g_clear_object (&self->layout);
+  g_clear_pointer (&self->node, gsk_render_node_unref);
+
+  G_OBJECT_CLASS (ts_layout_view_parent_class)->dispose (object);
+}
+
+static void
+ts_layout_view_finalize (GObject *object)
+{
+  TsLayoutView *self = (TsLayoutView *) object;
+
+  g_clear_pointer (&self->history, g_array_unref);
+  g_clear_pointer (&self->nav, g_array_unref);
+
+  G_OBJECT_CLASS (ts_layout_view_parent_class)->finalize (object);
+}
+
+static void
+ts_layout_view_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  TsLayoutView *self = TS_LAYOUT_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_LAYOUT:
+      g_value_set_object (value, self->layout);
+      break;
+    case PROP_MODEL:
+      g_value_set_object (value, self->model);
+      break;
+    case PROP_ZOOMED:
+      g_value_set_boolean (value, ts_layout_view_get_zoomed (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ts_layout_view_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  TsLayoutView *self = TS_LAYOUT_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_LAYOUT:
+      ts_layout_view_set_layout (self, g_value_get_object (value));
+      break;
+    case PROP_MODEL:
+      ts_layout_view_set_model (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ts_layout_view_class_init (TsLayoutViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ts_layout_view_dispose;
+  object_class->finalize = ts_layout_view_finalize;
+  object_class->get_property = ts_layout_view_get_property;
+  object_class->set_property = ts_layout_view_set_property;
+
+  widget_class->measure = ts_layout_view_measure;
+  widget_class->get_request_mode = ts_layout_view_get_request_mode;
+  widget_class->size_allocate = ts_layout_view_size_allocate;
+  widget_class->snapshot = ts_layout_view_snapshot;
+  widget_class->query_tooltip = ts_layout_view_query_tooltip;
+
+  properties[PROP_LAYOUT] =
+    g_param_spec_object ("layout", NULL, NULL, TS_TYPE_LAYOUT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MODEL] =
+    g_param_spec_object ("model", NULL, NULL, GTK_TYPE_SELECTION_MODEL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ZOOMED] =
+    g_param_spec_boolean ("zoomed", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * TsLayoutView::select-hidden-tensor:
+   *
+   * A tensor band was clicked whose tensor is not in the model (filtered
+   * out of the table).
+   */
+  signals[SELECT_HIDDEN_TENSOR] =
+    g_signal_new ("select-hidden-tensor", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, TS_TYPE_TENSOR);
+
+  gtk_widget_class_set_css_name (widget_class, "layoutview");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+ts_layout_view_init (TsLayoutView *self)
+{
+  GtkEventController *controller;
+  GtkGesture *gesture;
+
+  self->history = g_array_new (FALSE, FALSE, sizeof (Range));
+  self->nav = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->hover_band = self->selected_band = self->focus_band = TS_LAYOUT_NO_BAND;
+  self->measured_width = -1;
+  self->zoom_step = 2.0;
+
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  g_signal_connect (self, "notify::has-focus", G_CALLBACK (ts_layout_view_focus_changed), NULL);
+
+  controller = gtk_event_controller_motion_new ();
+  g_signal_connect_swapped (controller, "motion", G_CALLBACK (on_motion), self);
+  g_signal_connect_swapped (controller, "leave", G_CALLBACK (on_leave), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+
+  gesture = gtk_gesture_click_new ();
+  g_signal_connect_swapped (gesture, "pressed", G_CALLBACK (on_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  g_signal_connect_swapped (controller, "scroll", G_CALLBACK (on_scroll), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+
+  gesture = gtk_gesture_zoom_new ();
+  g_signal_connect_swapped (gesture, "begin", G_CALLBACK (on_pinch_begin), self);
+  g_signal_connect_swapped (gesture, "scale-changed", G_CALLBACK (on_pinch_scale_changed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  controller = gtk_event_controller_key_new ();
+  g_signal_connect_swapped (controller, "key-pressed", G_CALLBACK (on_key_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+}

@@ -1,0 +1,507 @@
+/* ts-tensor-table.c: the tensors of a model in a sortable, filterable table
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "ts-application.h"
+#include "ts-format.h"
+#include "ts-tensor-table.h"
+
+typedef enum
+{
+  COLUMN_NAME,
+  COLUMN_TYPE,
+  COLUMN_SHAPE,
+  COLUMN_ELEMENTS,
+  COLUMN_BYTES,
+  COLUMN_OFFSET,
+  COLUMN_PART,
+  N_COLUMNS
+} Column;
+
+static const char * const column_ids[N_COLUMNS] = {
+  "name", "type", "shape", "elements", "bytes", "offset", "part",
+};
+
+struct _TsTensorTable
+{
+  GtkWidget           parent_instance;
+
+  TsModelFile        *model;
+  GtkSortListModel   *sort_model;
+  GtkFilterListModel *filter_model;
+  GtkSingleSelection *selection;
+  GtkCustomFilter    *filter;
+  char               *query;
+
+  GtkSearchEntry     *search_entry;
+  GtkLabel           *count_label;
+  GtkStack           *stack;
+  GtkColumnView      *column_view;
+  GtkColumnViewColumn *columns[N_COLUMNS];
+  GtkLabel           *summary_label;
+};
+
+G_DEFINE_FINAL_TYPE (TsTensorTable, ts_tensor_table, GTK_TYPE_WIDGET)
+
+GtkWidget *
+ts_tensor_table_new (void)
+{
+  return g_object_new (TS_TYPE_TENSOR_TABLE, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cells                                                                     */
+
+static char *
+cell_text (TsTensor *tensor,
+           Column    column)
+{
+  switch (column)
+    {
+    case COLUMN_NAME:     return g_strdup (ts_tensor_get_name (tensor));
+    case COLUMN_TYPE:     return g_strdup (ts_tensor_get_dtype_name (tensor));
+    case COLUMN_SHAPE:    return ts_tensor_format_shape (tensor);
+    case COLUMN_ELEMENTS: return ts_format_count (ts_tensor_get_n_elements (tensor));
+    case COLUMN_BYTES:    return ts_format_count (ts_tensor_get_size (tensor));
+    case COLUMN_OFFSET:   return ts_format_count (ts_tensor_get_offset (tensor));
+    case COLUMN_PART:     return g_strdup (ts_file_part_get_name (ts_tensor_get_part (tensor)));
+    case N_COLUMNS:
+    default:              g_assert_not_reached ();
+    }
+}
+
+static void
+setup_cell (GtkSignalListItemFactory *factory,
+            GtkListItem              *item,
+            gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  GtkWidget *label = gtk_label_new (NULL);
+  gboolean numeric = column == COLUMN_ELEMENTS || column == COLUMN_BYTES || column == COLUMN_OFFSET;
+
+  gtk_label_set_xalign (GTK_LABEL (label), numeric ? 1.0 : 0.0);
+  gtk_label_set_ellipsize (GTK_LABEL (label),
+                           column == COLUMN_NAME ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_NONE);
+  if (numeric || column == COLUMN_SHAPE)
+    gtk_widget_add_css_class (label, "numeric");
+  if (column == COLUMN_NAME)
+    gtk_widget_add_css_class (label, "tensor-name");
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+bind_cell (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  TsTensor *tensor = gtk_list_item_get_item (item);
+  GtkWidget *label = gtk_list_item_get_child (item);
+  g_autofree char *text = cell_text (tensor, column);
+
+  gtk_label_set_text (GTK_LABEL (label), text);
+  if (column == COLUMN_NAME)
+    gtk_widget_set_tooltip_text (label, text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sorting and filtering                                                     */
+
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
+
+static int
+compare_tensors (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data)
+{
+  TsTensor *ta = (TsTensor *) a;
+  TsTensor *tb = (TsTensor *) b;
+
+  switch ((Column) GPOINTER_TO_UINT (user_data))
+    {
+    case COLUMN_NAME:
+      return g_strcmp0 (ts_tensor_get_name (ta), ts_tensor_get_name (tb));
+    case COLUMN_TYPE:
+      return g_strcmp0 (ts_tensor_get_dtype_name (ta), ts_tensor_get_dtype_name (tb));
+    case COLUMN_SHAPE:
+      {
+        guint64 da[TS_MAX_DIMS] = { 0 }, db[TS_MAX_DIMS] = { 0 };
+        int r = CMP (ts_tensor_get_n_dims (ta), ts_tensor_get_n_dims (tb));
+
+        if (r != 0)
+          return r;
+        ts_tensor_get_row_major_shape (ta, da);
+        ts_tensor_get_row_major_shape (tb, db);
+        for (guint i = 0; i < ts_tensor_get_n_dims (ta) && i < TS_MAX_DIMS; i++)
+          if ((r = CMP (da[i], db[i])) != 0)
+            return r;
+        return 0;
+      }
+    case COLUMN_ELEMENTS:
+      return CMP (ts_tensor_get_n_elements (ta), ts_tensor_get_n_elements (tb));
+    case COLUMN_BYTES:
+      return CMP (ts_tensor_get_size (ta), ts_tensor_get_size (tb));
+    case COLUMN_OFFSET:
+      {
+        int r = CMP (ts_file_part_get_index (ts_tensor_get_part (ta)),
+                     ts_file_part_get_index (ts_tensor_get_part (tb)));
+        return r != 0 ? r : CMP (ts_tensor_get_offset (ta), ts_tensor_get_offset (tb));
+      }
+    case COLUMN_PART:
+      return CMP (ts_file_part_get_index (ts_tensor_get_part (ta)),
+                  ts_file_part_get_index (ts_tensor_get_part (tb)));
+    case N_COLUMNS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+filter_tensor (gpointer item,
+               gpointer user_data)
+{
+  TsTensorTable *self = user_data;
+
+  if (self->query == NULL || self->query[0] == '\0')
+    return TRUE;
+
+  return strcasestr (ts_tensor_get_name (item), self->query) != NULL;
+}
+
+static void
+update_count (TsTensorTable *self)
+{
+  guint shown = g_list_model_get_n_items (G_LIST_MODEL (self->filter_model));
+  guint total = self->model != NULL ? ts_model_file_get_n_tensors (self->model) : 0;
+  g_autofree char *shown_text = ts_format_count (shown);
+  g_autofree char *total_text = ts_format_count (total);
+  g_autofree char *text = NULL;
+
+  if (self->query != NULL && self->query[0] != '\0')
+    /* Translators: "12 of 255 tensors" */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s of %s tensor", "%s of %s tensors", total),
+                            shown_text, total_text);
+  else
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s tensor", "%s tensors", total),
+                            total_text);
+
+  gtk_label_set_text (self->count_label, text);
+  gtk_stack_set_visible_child_name (self->stack, shown == 0 && total > 0 ? "no-match" : "table");
+}
+
+static void
+apply_filter (TsTensorTable *self,
+              const char    *text)
+{
+  GtkFilterChange change = GTK_FILTER_CHANGE_DIFFERENT;
+  g_autofree char *old = g_steal_pointer (&self->query);
+
+  self->query = g_strdup (text != NULL ? text : "");
+  if (g_strcmp0 (old, self->query) == 0)
+    return;
+
+  /* typing narrows the match, deleting widens it: let GTK skip work */
+  if (old != NULL && strstr (self->query, old) != NULL)
+    change = GTK_FILTER_CHANGE_MORE_STRICT;
+  else if (old != NULL && strstr (old, self->query) != NULL)
+    change = GTK_FILTER_CHANGE_LESS_STRICT;
+
+  gtk_filter_changed (GTK_FILTER (self->filter), change);
+  update_count (self);
+}
+
+static void
+on_search_changed (TsTensorTable  *self,
+                   GtkSearchEntry *entry)
+{
+  apply_filter (self, gtk_editable_get_text (GTK_EDITABLE (entry)));
+}
+
+static void
+on_stop_search (TsTensorTable  *self,
+                GtkSearchEntry *entry)
+{
+  gtk_editable_set_text (GTK_EDITABLE (entry), "");
+  apply_filter (self, "");
+}
+
+/* Per data type: tensors, parameters and bytes. */
+static void
+update_summary (TsTensorTable *self)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  guint64 counts[TS_DTYPE_N_TYPES] = { 0 }, bytes[TS_DTYPE_N_TYPES] = { 0 };
+  GListModel *tensors;
+  g_autofree char *params = NULL;
+  g_autofree char *data = NULL;
+  guint n;
+
+  if (self->model == NULL)
+    {
+      gtk_label_set_text (self->summary_label, "");
+      return;
+    }
+
+  tensors = ts_model_file_get_tensors (self->model);
+  n = g_list_model_get_n_items (tensors);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
+      TsDType dtype = ts_tensor_get_dtype (t);
+
+      if ((guint) dtype >= TS_DTYPE_N_TYPES)
+        dtype = TS_DTYPE_UNKNOWN;
+      counts[dtype]++;
+      bytes[dtype] += ts_tensor_get_size (t);
+    }
+
+  params = ts_format_count (ts_model_file_get_parameter_count (self->model));
+  data = g_format_size (ts_model_file_get_tensor_data_size (self->model));
+  g_string_append_printf (text, _("%s parameters · %s of tensor data"), params, data);
+
+  for (guint d = 0; d < TS_DTYPE_N_TYPES; d++)
+    {
+      g_autofree char *size = NULL;
+
+      if (counts[d] == 0)
+        continue;
+      size = g_format_size (bytes[d]);
+      g_string_append_printf (text, "   ·   %s: %" G_GUINT64_FORMAT " × %s",
+                              d == TS_DTYPE_UNKNOWN ? _("unknown") : ts_dtype_get_name (d),
+                              counts[d], size);
+    }
+
+  gtk_label_set_text (self->summary_label, text->str);
+}
+
+/* ------------------------------------------------------------------------ */
+/* API                                                                       */
+
+void
+ts_tensor_table_set_model_file (TsTensorTable *self,
+                                TsModelFile   *model)
+{
+  gboolean many_parts;
+  guint n;
+
+  g_return_if_fail (TS_IS_TENSOR_TABLE (self));
+  g_return_if_fail (!model || TS_IS_MODEL_FILE (model));
+
+  if (!g_set_object (&self->model, model))
+    return;
+
+  gtk_sort_list_model_set_model (self->sort_model,
+                                 model != NULL ? ts_model_file_get_tensors (model) : NULL);
+
+  /* big models sort and filter in chunks, so the main loop never stalls */
+  n = model != NULL ? ts_model_file_get_n_tensors (model) : 0;
+  gtk_sort_list_model_set_incremental (self->sort_model, n > 20000);
+  gtk_filter_list_model_set_incremental (self->filter_model, n > 20000);
+
+  many_parts = model != NULL &&
+               g_list_model_get_n_items (ts_model_file_get_parts (model)) > 1;
+  gtk_column_view_column_set_visible (self->columns[COLUMN_PART], many_parts);
+
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+  apply_filter (self, "");
+  update_count (self);
+  update_summary (self);
+}
+
+GtkSelectionModel *
+ts_tensor_table_get_selection (TsTensorTable *self)
+{
+  g_return_val_if_fail (TS_IS_TENSOR_TABLE (self), NULL);
+
+  return GTK_SELECTION_MODEL (self->selection);
+}
+
+guint
+ts_tensor_table_get_n_rows (TsTensorTable *self)
+{
+  g_return_val_if_fail (TS_IS_TENSOR_TABLE (self), 0);
+
+  return g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+}
+
+void
+ts_tensor_table_set_filter_text (TsTensorTable *self,
+                                 const char    *text)
+{
+  g_return_if_fail (TS_IS_TENSOR_TABLE (self));
+
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), text != NULL ? text : "");
+  apply_filter (self, text);
+}
+
+void
+ts_tensor_table_focus_search (TsTensorTable *self)
+{
+  g_return_if_fail (TS_IS_TENSOR_TABLE (self));
+
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+void
+ts_tensor_table_sort_by (TsTensorTable *self,
+                         const char    *column,
+                         GtkSortType    order)
+{
+  g_return_if_fail (TS_IS_TENSOR_TABLE (self));
+
+  for (guint i = 0; i < N_COLUMNS; i++)
+    {
+      if (g_strcmp0 (column, column_ids[i]) == 0)
+        {
+          gtk_column_view_sort_by_column (self->column_view, self->columns[i], order);
+          return;
+        }
+    }
+
+  g_return_if_reached ();
+}
+
+static GtkWidget *
+find_list_view (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      return child;
+
+  return NULL;
+}
+
+static guint
+find_position (GListModel *list,
+               gpointer    item)
+{
+  guint n = g_list_model_get_n_items (list);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) other = g_list_model_get_item (list, i);
+      if (other == item)
+        return i;
+    }
+
+  return GTK_INVALID_LIST_POSITION;
+}
+
+void
+ts_tensor_table_select_tensor (TsTensorTable *self,
+                               TsTensor      *tensor)
+{
+  GtkWidget *list_view;
+  guint pos;
+
+  g_return_if_fail (TS_IS_TENSOR_TABLE (self));
+  g_return_if_fail (TS_IS_TENSOR (tensor));
+
+  if ((pos = find_position (G_LIST_MODEL (self->selection), tensor)) == GTK_INVALID_LIST_POSITION)
+    {
+      ts_tensor_table_set_filter_text (self, "");
+      pos = find_position (G_LIST_MODEL (self->selection), tensor);
+    }
+  if (pos == GTK_INVALID_LIST_POSITION)
+    return;
+
+  gtk_single_selection_set_selected (self->selection, pos);
+  /* GTK 4.8 has no gtk_column_view_scroll_to(); its list view has the action */
+  if ((list_view = find_list_view (GTK_WIDGET (self->column_view))) != NULL)
+    gtk_widget_activate_action (list_view, "list.scroll-to-item", "u", pos);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GObject                                                                   */
+
+static void
+ts_tensor_table_dispose (GObject *object)
+{
+  TsTensorTable *self = (TsTensorTable *) object;
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_TENSOR_TABLE);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->model);
+  g_clear_pointer (&self->query, g_free);
+
+  G_OBJECT_CLASS (ts_tensor_table_parent_class)->dispose (object);
+}
+
+static void
+ts_tensor_table_class_init (TsTensorTableClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ts_tensor_table_dispose;
+
+  ts_ensure_resources ();
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ts-tensor-table.ui");
+  gtk_widget_class_bind_template_child (widget_class, TsTensorTable, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, TsTensorTable, count_label);
+  gtk_widget_class_bind_template_child (widget_class, TsTensorTable, stack);
+  gtk_widget_class_bind_template_child (widget_class, TsTensorTable, column_view);
+  gtk_widget_class_bind_template_child_full (widget_class, "name_column", FALSE,
+                                             G_STRUCT_OFFSET (TsTensorTable, columns[COLUMN_NAME]));
+  gtk_widget_class_bind_template_child_full (widget_class, "type_column", FALSE,
+                                             G_STRUCT_OFFSET (TsTensorTable, columns[COLUMN_TYPE]));
+  gtk_widget_class_bind_template_child_full (widget_class, "shape_column", FALSE,
+                                             G_STRUCT_OFFSET (TsTensorTable, columns[COLUMN_SHAPE]));
+  gtk_widget_class_bind_template_child_full (widget_class, "elements_column", FALSE,
+                                             G_STRUCT_OFFSET (TsTensorTable, columns[COLUMN_ELEMENTS]));
+  gtk_widget_class_bind_template_child_full (widget_class, "bytes_column", FALSE,
+                                             G_STRUCT_OFFSET (TsTensorTable, columns[COLUMN_BYTES]));
+  gtk_widget_class_bind_template_child_full (widget_class, "offset_column", FALSE,
+                                             G_STRUCT_OFFSET (TsTensorTable, columns[COLUMN_OFFSET]));
+  gtk_widget_class_bind_template_child_full (widget_class, "part_column", FALSE,
+                                             G_STRUCT_OFFSET (TsTensorTable, columns[COLUMN_PART]));
+  gtk_widget_class_bind_template_child (widget_class, TsTensorTable, summary_label);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_stop_search);
+
+  gtk_widget_class_set_css_name (widget_class, "tensortable");
+}
+
+static void
+ts_tensor_table_init (TsTensorTable *self)
+{
+  GtkSorter *sorter;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  for (guint i = 0; i < N_COLUMNS; i++)
+    {
+      g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+      g_autoptr(GtkSorter) column_sorter =
+        GTK_SORTER (gtk_custom_sorter_new (compare_tensors, GUINT_TO_POINTER (i), NULL));
+
+      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GUINT_TO_POINTER (i));
+      g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GUINT_TO_POINTER (i));
+      gtk_column_view_column_set_factory (self->columns[i], factory);
+      gtk_column_view_column_set_sorter (self->columns[i], column_sorter);
+      gtk_column_view_column_set_id (self->columns[i], column_ids[i]);
+    }
+
+  /* tensors → sorted (by the clicked header) → filtered → selection */
+  sorter = gtk_column_view_get_sorter (self->column_view);
+  self->sort_model = gtk_sort_list_model_new (NULL, g_object_ref (sorter));
+  self->filter = gtk_custom_filter_new (filter_tensor, self, NULL);
+  self->filter_model = gtk_filter_list_model_new (G_LIST_MODEL (self->sort_model),
+                                                  g_object_ref (GTK_FILTER (self->filter)));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (self->filter_model));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+
+  g_signal_connect_object (self->filter_model, "items-changed",
+                           G_CALLBACK (update_count), self, G_CONNECT_SWAPPED);
+}
