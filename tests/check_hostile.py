@@ -95,8 +95,8 @@ def check(cli, path, case, label, watcher=None):
         if watcher:
             watcher.stop.set()
             watcher.join()
-    err_s = err.decode("utf-8", "replace").strip()[:300]
-    out_s = out.decode("utf-8", "replace").strip()[:300]
+    err_s = " ".join(err.decode("utf-8", "replace").split())[:300]
+    out_s = " ".join(out.decode("utf-8", "replace").split())[:300]
     if timed_out:
         errors.append("timed out after %g s (killed)" % TIMEOUT)
     elif os.WIFSIGNALED(status):
@@ -105,7 +105,8 @@ def check(cli, path, case, label, watcher=None):
     elif os.WEXITSTATUS(status) != 1:
         errors.append("exit status %d, expected 1; stdout: %s; stderr: %s"
                       % (os.WEXITSTATUS(status), out_s, err_s))
-    if not timed_out and not os.WIFSIGNALED(status):
+    if not timed_out and not os.WIFSIGNALED(status) \
+            and os.WEXITSTATUS(status) != 0:
         try:
             doc = json.loads(out.decode("utf-8"))
             error = doc["error"]

@@ -26,7 +26,6 @@ static const char * const error_nicks[] = {
   [TS_FORMAT_ERROR_SIZE_MISMATCH] = "size-mismatch",
   [TS_FORMAT_ERROR_DATA_GAP] = "data-gap",
   [TS_FORMAT_ERROR_DATA_OVERLAP] = "data-overlap",
-  [TS_FORMAT_ERROR_TRAILING_DATA] = "trailing-data",
   [TS_FORMAT_ERROR_DUPLICATE_KEY] = "duplicate-key",
   [TS_FORMAT_ERROR_DUPLICATE_TENSOR] = "duplicate-tensor",
   [TS_FORMAT_ERROR_OVERFLOW] = "overflow",

@@ -38,7 +38,6 @@ typedef enum
   TS_FORMAT_ERROR_SIZE_MISMATCH,        /* size-mismatch: product(shape) x element size != end - begin */
   TS_FORMAT_ERROR_DATA_GAP,             /* data-gap: tensors do not tile the data section (hole) */
   TS_FORMAT_ERROR_DATA_OVERLAP,         /* data-overlap: two tensors share bytes */
-  TS_FORMAT_ERROR_TRAILING_DATA,        /* trailing-data: data section does not end at EOF (Safetensors) */
 
   /* Shared by both formats */
   TS_FORMAT_ERROR_DUPLICATE_KEY,        /* duplicate-key: JSON key or GGUF metadata key twice */

@@ -140,8 +140,8 @@ _ts_gguf_skip_value (TsCursor     *c,
 {
   const char *s;
   guint64 len;
-  guint32 elem_type;
-  guint64 count;
+  guint32 elem_type = 0;
+  guint64 count = 0;
   guint64 start;
   gsize elem_size;
 
@@ -295,7 +295,7 @@ read_metadata (TsGgufFile    *self,
       guint64 entry_offset = c->pos;
       guint64 value_offset, key_len;
       const char *key_data;
-      guint32 type;
+      guint32 type = 0;
       guint32 array_type = 0;
       guint64 array_length = 0;
 
@@ -630,7 +630,7 @@ _ts_gguf_file_load (GFile         *file,
   g_autoptr(TsFilePart) part = NULL;
   g_autoptr(GBytes) bytes = NULL;
   TsCursor cursor;
-  guint64 n_tensors, n_kv;
+  guint64 n_tensors = 0, n_kv = 0;
 
   part = _ts_file_part_open (file, 0, error);
   if (part == NULL)

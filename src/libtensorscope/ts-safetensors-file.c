@@ -389,7 +389,7 @@ load_part (TsModelFile   *model,
   g_autoptr(GList) members = NULL;
   const guint8 *data;
   const char *name;
-  guint64 size, header_len, data_start, data_end;
+  guint64 size, header_len, data_start, data_end = 0;
   JsonObject *root;
 
   g_array_set_clear_func (entries, entry_clear);

@@ -1,0 +1,813 @@
+/* ts-conversion-plan.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Reproduces the decisions of llama.cpp's converter for the llama
+ * architecture (SPEC §7): tensor names, order, types and transforms, and
+ * every metadata key in file order, without writing a byte.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "ts-conversion-plan.h"
+#include "ts-error.h"
+#include "ts-hf-naming.h"
+#include "ts-hf-tokenizer.h"
+#include "ts-safetensors-file.h"
+
+#define GGUF_ALIGNMENT 32
+
+/* ---- TsPlanTensor ---- */
+
+struct _TsPlanTensor
+{
+  GObject      parent_instance;
+  char        *name;
+  TsTensor    *source;
+  TsTransform  transform;
+  TsPermute    permute;
+  guint        permute_heads;
+  TsDType      dtype;
+  guint        n_dims;
+  guint64      dims[4];
+  guint64      n_elements;
+  guint64      offset;
+  guint64      size;
+  float       *generated;
+};
+
+G_DEFINE_FINAL_TYPE (TsPlanTensor, ts_plan_tensor, G_TYPE_OBJECT)
+
+static void
+ts_plan_tensor_finalize (GObject *object)
+{
+  TsPlanTensor *self = (TsPlanTensor *)object;
+
+  g_clear_pointer (&self->name, g_free);
+  g_clear_object (&self->source);
+  g_clear_pointer (&self->generated, g_free);
+
+  G_OBJECT_CLASS (ts_plan_tensor_parent_class)->finalize (object);
+}
+
+static void
+ts_plan_tensor_class_init (TsPlanTensorClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ts_plan_tensor_finalize;
+}
+
+static void
+ts_plan_tensor_init (TsPlanTensor *self)
+{
+}
+
+const char *ts_plan_tensor_get_name (TsPlanTensor *self) { return self->name; }
+TsTensor *ts_plan_tensor_get_source (TsPlanTensor *self) { return self->source; }
+TsTransform ts_plan_tensor_get_transform (TsPlanTensor *self) { return self->transform; }
+TsPermute ts_plan_tensor_get_permute (TsPlanTensor *self) { return self->permute; }
+guint ts_plan_tensor_get_permute_heads (TsPlanTensor *self) { return self->permute_heads; }
+TsDType ts_plan_tensor_get_dtype (TsPlanTensor *self) { return self->dtype; }
+guint ts_plan_tensor_get_n_dims (TsPlanTensor *self) { return self->n_dims; }
+const guint64 *ts_plan_tensor_get_dims (TsPlanTensor *self) { return self->dims; }
+guint64 ts_plan_tensor_get_n_elements (TsPlanTensor *self) { return self->n_elements; }
+guint64 ts_plan_tensor_get_offset (TsPlanTensor *self) { return self->offset; }
+guint64 ts_plan_tensor_get_size (TsPlanTensor *self) { return self->size; }
+const float *ts_plan_tensor_get_generated (TsPlanTensor *self) { return self->generated; }
+
+const char *
+ts_transform_to_nick (TsTransform transform)
+{
+  static const char * const nicks[] = { "copy", "widen", "convert", "quantize", "generate" };
+
+  g_return_val_if_fail ((guint) transform < G_N_ELEMENTS (nicks), NULL);
+  return nicks[transform];
+}
+
+char *
+ts_plan_tensor_describe_transform (TsPlanTensor *self)
+{
+  if (self->permute_heads > 0)
+    return g_strdup_printf ("permute(%u) + %s", self->permute_heads,
+                            ts_transform_to_nick (self->transform));
+  return g_strdup (ts_transform_to_nick (self->transform));
+}
+
+/* ---- TsConversionPlan ---- */
+
+typedef struct
+{
+  char    *path;
+  guint64  size;
+  gint64   mtime;
+} ShardStamp;
+
+struct _TsConversionPlan
+{
+  GObject          parent_instance;
+  GFile           *dir;
+  TsModelFile     *source;
+  TsHfConfig      *config;
+  const TsArch    *arch;
+  TsOutType        outtype;
+  GListStore      *tensors;
+  TsGgufMetadata  *metadata;
+  GPtrArray       *warnings;
+  GArray          *stamps;
+  guint64          data_offset;
+  guint64          metadata_end;
+  guint64          predicted_size;
+};
+
+G_DEFINE_FINAL_TYPE (TsConversionPlan, ts_conversion_plan, G_TYPE_OBJECT)
+
+static void
+shard_stamp_clear (gpointer data)
+{
+  g_free (((ShardStamp *) data)->path);
+}
+
+static void
+ts_conversion_plan_finalize (GObject *object)
+{
+  TsConversionPlan *self = (TsConversionPlan *)object;
+
+  g_clear_object (&self->dir);
+  g_clear_object (&self->source);
+  g_clear_pointer (&self->config, ts_hf_config_free);
+  g_clear_object (&self->tensors);
+  g_clear_pointer (&self->metadata, ts_gguf_metadata_free);
+  g_clear_pointer (&self->warnings, g_ptr_array_unref);
+  g_clear_pointer (&self->stamps, g_array_unref);
+
+  G_OBJECT_CLASS (ts_conversion_plan_parent_class)->finalize (object);
+}
+
+static void
+ts_conversion_plan_class_init (TsConversionPlanClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ts_conversion_plan_finalize;
+}
+
+static void
+ts_conversion_plan_init (TsConversionPlan *self)
+{
+  self->tensors = g_list_store_new (TS_TYPE_PLAN_TENSOR);
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->warnings, NULL);
+  self->stamps = g_array_new (FALSE, TRUE, sizeof (ShardStamp));
+  g_array_set_clear_func (self->stamps, shard_stamp_clear);
+}
+
+static void G_GNUC_PRINTF (2, 3)
+add_warning (TsConversionPlan *self,
+             const char       *format,
+             ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_insert (self->warnings, self->warnings->len - 1, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+void
+ts_plan_options_init (TsPlanOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->outtype = TS_OUTTYPE_AUTO;
+}
+
+static const struct { const char *nick; TsOutType type; guint32 file_type; } outtypes[] = {
+  { "auto", TS_OUTTYPE_AUTO, 0 },
+  { "f32", TS_OUTTYPE_F32, 0 },
+  { "f16", TS_OUTTYPE_F16, 1 },
+  { "bf16", TS_OUTTYPE_BF16, 32 },
+  { "q8_0", TS_OUTTYPE_Q8_0, 7 },
+};
+
+const char *
+ts_outtype_to_nick (TsOutType outtype)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (outtypes); i++)
+    if (outtypes[i].type == outtype)
+      return outtypes[i].nick;
+  return NULL;
+}
+
+gboolean
+ts_outtype_from_nick (const char *nick,
+                      TsOutType  *outtype)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (outtypes); i++)
+    if (g_ascii_strcasecmp (outtypes[i].nick, nick) == 0)
+      {
+        *outtype = outtypes[i].type;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static guint32
+outtype_file_type (TsOutType outtype)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (outtypes); i++)
+    if (outtypes[i].type == outtype)
+      return outtypes[i].file_type;
+  return 0;
+}
+
+static TsDType
+outtype_dtype (TsOutType outtype)
+{
+  switch (outtype)
+    {
+    case TS_OUTTYPE_F16: return TS_DTYPE_F16;
+    case TS_OUTTYPE_BF16: return TS_DTYPE_BF16;
+    case TS_OUTTYPE_Q8_0: return TS_DTYPE_Q8_0;
+    case TS_OUTTYPE_F32:
+    case TS_OUTTYPE_AUTO:
+    default:
+      return TS_DTYPE_F32;
+    }
+}
+
+static int
+compare_tensor_names (gconstpointer a,
+                      gconstpointer b)
+{
+  return strcmp (ts_tensor_get_name (*(TsTensor * const *) a),
+                 ts_tensor_get_name (*(TsTensor * const *) b));
+}
+
+/* Each shard in file-name order, its tensors sorted by name as strings. */
+static GPtrArray *
+source_tensors_in_order (TsModelFile *source)
+{
+  GListModel *parts = ts_model_file_get_parts (source);
+  GListModel *tensors = ts_model_file_get_tensors (source);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint p = 0; p < g_list_model_get_n_items (parts); p++)
+    {
+      g_autoptr(GPtrArray) in_part = g_ptr_array_new_with_free_func (g_object_unref);
+
+      for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+        {
+          g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
+
+          if (ts_file_part_get_index (ts_tensor_get_part (t)) == p)
+            g_ptr_array_add (in_part, g_object_ref (t));
+        }
+      g_ptr_array_sort (in_part, compare_tensor_names);
+      for (guint i = 0; i < in_part->len; i++)
+        g_ptr_array_add (out, g_object_ref (g_ptr_array_index (in_part, i)));
+    }
+  return out;
+}
+
+static void
+set_output_type (TsConversionPlan *self,
+                 TsPlanTensor     *pt)
+{
+  TsDType src = ts_tensor_get_dtype (pt->source);
+  TsDType out = outtype_dtype (self->outtype);
+
+  if (ts_arch_keeps_f32 (self->arch, pt->name, pt->n_dims))
+    out = TS_DTYPE_F32;
+  if (out == TS_DTYPE_Q8_0 && pt->dims[0] % TS_Q8_0_BLOCK != 0)
+    {
+      out = TS_DTYPE_F16;
+      add_warning (self, "%s: row length %" G_GUINT64_FORMAT " is not a multiple of 32; "
+                   "stored as F16 instead of Q8_0", pt->name, pt->dims[0]);
+    }
+  pt->dtype = out;
+  if (out == src)
+    pt->transform = TS_TRANSFORM_COPY;
+  else if (out == TS_DTYPE_F32)
+    pt->transform = TS_TRANSFORM_WIDEN;
+  else if (out == TS_DTYPE_Q8_0)
+    pt->transform = TS_TRANSFORM_QUANTIZE;
+  else
+    pt->transform = TS_TRANSFORM_CONVERT;
+  ts_dtype_compute_size (out, pt->n_elements, &pt->size);
+}
+
+/* GGUF dims: the source shape reversed, with dimensions of size 1 dropped
+ * (the converter squeezes tensors). */
+static void
+set_dims (TsPlanTensor *pt,
+          TsTensor     *source)
+{
+  guint64 shape[TS_MAX_DIMS];
+  guint n = ts_tensor_get_n_dims (source);
+
+  ts_tensor_get_row_major_shape (source, shape);
+  pt->n_dims = 0;
+  for (guint i = n; i > 0; i--)
+    if (shape[i - 1] != 1 && pt->n_dims < 4)
+      pt->dims[pt->n_dims++] = shape[i - 1];
+  pt->n_elements = ts_tensor_get_n_elements (source);
+}
+
+static gboolean
+add_source_tensor (TsConversionPlan    *self,
+                   TsTensor            *t,
+                   const TsPlanOptions *options,
+                   GError             **error)
+{
+  g_autoptr(TsPlanTensor) pt = NULL;
+  g_autofree char *name = NULL;
+  TsPermute permute;
+  gboolean dropped;
+
+  name = ts_arch_map_tensor (self->arch, ts_tensor_get_name (t), &permute, &dropped);
+  if (dropped)
+    return TRUE;
+  if (name == NULL)
+    {
+      if (options->allow_unknown_tensors)
+        {
+          add_warning (self, "%s: no GGUF name for this tensor; left out",
+                       ts_tensor_get_name (t));
+          return TRUE;
+        }
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s: tensor '%s' has no GGUF name for the %s architecture; "
+                   "refusing to drop it silently",
+                   ts_file_part_get_name (ts_tensor_get_part (t)),
+                   ts_tensor_get_name (t), ts_arch_get_name (self->arch));
+      return FALSE;
+    }
+  if (!ts_dtype_is_float (ts_tensor_get_dtype (t)) || ts_tensor_get_dtype (t) == TS_DTYPE_F64)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "tensor '%s' is %s; only F32, F16 and BF16 sources are converted",
+                   ts_tensor_get_name (t), ts_tensor_get_raw_dtype (t));
+      return FALSE;
+    }
+  pt = g_object_new (TS_TYPE_PLAN_TENSOR, NULL);
+  pt->name = g_steal_pointer (&name);
+  pt->source = g_object_ref (t);
+  pt->permute = permute;
+  set_dims (pt, t);
+  if (permute != TS_PERMUTE_NONE)
+    pt->permute_heads = ts_arch_permute_heads (self->config, permute);
+  set_output_type (self, pt);
+  g_list_store_append (self->tensors, pt);
+  return TRUE;
+}
+
+static void
+add_rope_freqs (TsConversionPlan *self)
+{
+  g_autoptr(TsPlanTensor) pt = g_object_new (TS_TYPE_PLAN_TENSOR, NULL);
+  guint n;
+
+  pt->name = g_strdup ("rope_freqs.weight");
+  pt->generated = ts_hf_config_compute_rope_freqs (self->config, &n);
+  pt->transform = TS_TRANSFORM_GENERATE;
+  pt->dtype = TS_DTYPE_F32;
+  pt->n_dims = 1;
+  pt->dims[0] = n;
+  pt->n_elements = n;
+  pt->size = (guint64) n * 4;
+  g_list_store_append (self->tensors, pt);
+}
+
+static gboolean
+check_expected_tensors (TsConversionPlan  *self,
+                        GError           **error)
+{
+  GListModel *tensors = G_LIST_MODEL (self->tensors);
+  g_autoptr(GHashTable) present = g_hash_table_new (g_str_hash, g_str_equal);
+  static const char * const per_layer[] = {
+    "attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
+    "attn_output.weight", "ffn_norm.weight", "ffn_gate.weight", "ffn_up.weight",
+    "ffn_down.weight",
+  };
+
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+
+      g_hash_table_add (present, (gpointer) pt->name);
+    }
+  for (guint l = 0; l < self->config->n_layers; l++)
+    for (guint i = 0; i < G_N_ELEMENTS (per_layer); i++)
+      {
+        g_autofree char *name = g_strdup_printf ("blk.%u.%s", l, per_layer[i]);
+
+        if (!g_hash_table_contains (present, name))
+          {
+            g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_MISSING_TENSOR,
+                         "the checkpoint has no tensor for %s (layer %u of %u)",
+                         name, l, self->config->n_layers);
+            return FALSE;
+          }
+      }
+  if (!g_hash_table_contains (present, "token_embd.weight") ||
+      !g_hash_table_contains (present, "output_norm.weight") ||
+      (!self->config->tie_word_embeddings && !g_hash_table_contains (present, "output.weight")))
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_MISSING_TENSOR,
+                   "the checkpoint lacks %s",
+                   !g_hash_table_contains (present, "token_embd.weight") ? "model.embed_tokens.weight"
+                   : !g_hash_table_contains (present, "output_norm.weight") ? "model.norm.weight"
+                   : "lm_head.weight (config.json says the embeddings are not tied)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+build_tensors (TsConversionPlan    *self,
+               const TsPlanOptions *options,
+               GError             **error)
+{
+  g_autoptr(GPtrArray) sources = source_tensors_in_order (self->source);
+
+  if (ts_hf_config_has_rope_freqs (self->config))
+    add_rope_freqs (self);
+  for (guint i = 0; i < sources->len; i++)
+    if (!add_source_tensor (self, g_ptr_array_index (sources, i), options, error))
+      return FALSE;
+  return check_expected_tensors (self, error);
+}
+
+static TsOutType
+resolve_auto (TsConversionPlan *self)
+{
+  g_autoptr(GPtrArray) sources = source_tensors_in_order (self->source);
+
+  /* the converter looks at the first tensor only */
+  if (sources->len > 0 &&
+      ts_tensor_get_dtype (g_ptr_array_index (sources, 0)) == TS_DTYPE_BF16)
+    return TS_OUTTYPE_BF16;
+  return TS_OUTTYPE_F16;
+}
+
+/* general.sampling.* from generation_config.json, keys in the converter's order */
+static void
+add_sampling (TsConversionPlan *self)
+{
+  static const struct { const char *hf; const char *gguf; TsValueType type; } keys[] = {
+    { "sequence", "general.sampling.sequence", TS_VALUE_STRING },
+    { "top_k", "general.sampling.top_k", TS_VALUE_INT32 },
+    { "top_p", "general.sampling.top_p", TS_VALUE_FLOAT32 },
+    { "min_p", "general.sampling.min_p", TS_VALUE_FLOAT32 },
+    { "xtc_probability", "general.sampling.xtc_probability", TS_VALUE_FLOAT32 },
+    { "xtc_threshold", "general.sampling.xtc_threshold", TS_VALUE_FLOAT32 },
+    { "temperature", "general.sampling.temp", TS_VALUE_FLOAT32 },
+    { "penalty_last_n", "general.sampling.penalty_last_n", TS_VALUE_INT32 },
+    { "penalty_repeat", "general.sampling.penalty_repeat", TS_VALUE_FLOAT32 },
+    { "mirostat", "general.sampling.mirostat", TS_VALUE_INT32 },
+    { "mirostat_tau", "general.sampling.mirostat_tau", TS_VALUE_FLOAT32 },
+    { "mirostat_eta", "general.sampling.mirostat_eta", TS_VALUE_FLOAT32 },
+  };
+  g_autoptr(GFile) file = g_file_get_child (self->dir, "generation_config.json");
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autofree char *contents = NULL;
+  JsonObject *obj;
+  gsize len;
+
+  if (!g_file_load_contents (file, NULL, &contents, &len, NULL, NULL) ||
+      len > 16 * 1024 * 1024 ||
+      !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return;
+  obj = json_node_get_object (json_parser_get_root (parser));
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      JsonNode *node = json_object_get_member (obj, keys[i].hf);
+      g_autofree char *origin = g_strdup_printf ("generation_config.json: %s", keys[i].hf);
+      GType vt;
+
+      if (node == NULL || JSON_NODE_TYPE (node) != JSON_NODE_VALUE)
+        continue;
+      vt = json_node_get_value_type (node);
+      if (keys[i].type == TS_VALUE_STRING && vt == G_TYPE_STRING)
+        ts_gguf_metadata_add_string (self->metadata, keys[i].gguf, json_node_get_string (node), origin);
+      else if (keys[i].type == TS_VALUE_INT32 && vt == G_TYPE_INT64)
+        ts_gguf_metadata_add_int32 (self->metadata, keys[i].gguf, (gint32) json_node_get_int (node), origin);
+      else if (keys[i].type == TS_VALUE_FLOAT32 && (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64))
+        ts_gguf_metadata_add_float32 (self->metadata, keys[i].gguf, (float) json_node_get_double (node), origin);
+    }
+}
+
+static void
+add_hyperparameters (TsConversionPlan *self)
+{
+  TsGgufMetadata *md = self->metadata;
+  const TsHfConfig *c = self->config;
+  const char *a = ts_arch_get_name (self->arch);
+  g_autofree char *k = NULL;
+
+#define KEY(suffix) (g_free (k), k = g_strdup_printf ("%s.%s", a, suffix))
+  ts_gguf_metadata_add_uint32 (md, KEY ("block_count"), c->n_layers, "config.json: num_hidden_layers");
+  ts_gguf_metadata_add_uint32 (md, KEY ("context_length"), (guint32) c->context_length, "config.json: max_position_embeddings");
+  ts_gguf_metadata_add_uint32 (md, KEY ("embedding_length"), c->hidden_size, "config.json: hidden_size");
+  ts_gguf_metadata_add_uint32 (md, KEY ("feed_forward_length"), c->intermediate_size, "config.json: intermediate_size");
+  ts_gguf_metadata_add_uint32 (md, KEY ("attention.head_count"), c->n_heads, "config.json: num_attention_heads");
+  ts_gguf_metadata_add_uint32 (md, KEY ("attention.head_count_kv"), c->n_kv_heads, "config.json: num_key_value_heads");
+  ts_gguf_metadata_add_float32 (md, KEY ("rope.freq_base"), (float) c->rope_theta, "config.json: rope_theta");
+  ts_gguf_metadata_add_float32 (md, KEY ("attention.layer_norm_rms_epsilon"), (float) c->rms_norm_eps, "config.json: rms_norm_eps");
+  if (c->has_head_dim)
+    {
+      ts_gguf_metadata_add_uint32 (md, KEY ("attention.key_length"), c->head_dim, "config.json: head_dim");
+      ts_gguf_metadata_add_uint32 (md, KEY ("attention.value_length"), c->head_dim, "config.json: head_dim");
+    }
+  ts_gguf_metadata_add_uint32 (md, "general.file_type", outtype_file_type (self->outtype), "output type");
+  ts_gguf_metadata_add_uint32 (md, KEY ("vocab_size"), c->vocab_size, "config.json: vocab_size");
+  ts_gguf_metadata_add_uint32 (md, KEY ("rope.dimension_count"), c->head_dim,
+                               c->has_head_dim ? "config.json: head_dim" : "hidden_size / num_attention_heads");
+  if (c->rope_type != NULL && g_str_equal (c->rope_type, "linear") && c->has_rope_factor)
+    {
+      ts_gguf_metadata_add_string (md, KEY ("rope.scaling.type"), "linear", "config.json: rope_scaling");
+      ts_gguf_metadata_add_float32 (md, KEY ("rope.scaling.factor"), (float) c->rope_factor, "config.json: rope_scaling.factor");
+    }
+  ts_gguf_metadata_add_uint32 (md, "general.quantization_version", 2, "ggml quantization version");
+#undef KEY
+}
+
+static guint64
+total_elements (TsConversionPlan *self)
+{
+  GListModel *tensors = G_LIST_MODEL (self->tensors);
+  guint64 total = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+
+      total += pt->n_elements;
+    }
+  return total;
+}
+
+static gboolean
+build_metadata (TsConversionPlan    *self,
+                const TsPlanOptions *options,
+                GError             **error)
+{
+  self->metadata = ts_gguf_metadata_new ();
+  ts_gguf_metadata_add_string (self->metadata, "general.architecture",
+                               ts_arch_get_name (self->arch), "config.json: architectures");
+  ts_gguf_metadata_add_string (self->metadata, "general.type", "model", "converter");
+  add_sampling (self);
+  ts_hf_naming_add_metadata (self->dir, self->config, total_elements (self), self->metadata);
+  add_hyperparameters (self);
+  return ts_hf_tokenizer_add_metadata (self->dir, self->config, options->tokenizer_pre,
+                                       self->metadata, error);
+}
+
+static void
+lay_out (TsConversionPlan *self)
+{
+  g_autoptr(TsGgufWriter) writer = ts_gguf_writer_new (self->metadata, GGUF_ALIGNMENT);
+  GListModel *tensors = G_LIST_MODEL (self->tensors);
+
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+
+      pt->offset = ts_gguf_writer_add_tensor (writer, pt->name, pt->n_dims, pt->dims,
+                                              pt->dtype, pt->size);
+    }
+  self->metadata_end = ts_gguf_writer_get_metadata_end (writer);
+  self->data_offset = ts_gguf_writer_get_data_offset (writer);
+  self->predicted_size = ts_gguf_writer_get_total_size (writer);
+}
+
+static void
+stamp_shards (TsConversionPlan *self)
+{
+  GListModel *parts = ts_model_file_get_parts (self->source);
+
+  for (guint i = 0; i < g_list_model_get_n_items (parts); i++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (parts, i);
+      ShardStamp s = { 0 };
+      GStatBuf st;
+
+      s.path = g_file_get_path (ts_file_part_get_file (part));
+      if (g_stat (s.path, &st) == 0)
+        {
+          s.size = st.st_size;
+          s.mtime = st.st_mtime;
+        }
+      g_array_append_val (self->stamps, s);
+    }
+}
+
+static gboolean
+load_source (TsConversionPlan  *self,
+             GCancellable      *cancellable,
+             GError           **error)
+{
+  g_autoptr(GFile) model_file = NULL;
+
+  self->config = ts_hf_config_load (self->dir, error);
+  if (self->config == NULL)
+    return FALSE;
+  self->arch = ts_arch_for_config (self->config, error);
+  if (self->arch == NULL)
+    return FALSE;
+  self->source = ts_model_file_load (self->dir, cancellable, error);
+  if (self->source == NULL)
+    return FALSE;
+  if (!TS_IS_SAFETENSORS_FILE (self->source))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "the folder holds no Safetensors checkpoint");
+      return FALSE;
+    }
+  stamp_shards (self);
+  return TRUE;
+}
+
+/**
+ * ts_conversion_plan_new:
+ * @dir: a Hugging Face checkpoint folder
+ *
+ * Reads config.json, the tokenizer files and every shard header, and
+ * decides everything the conversion will write. Writes nothing.
+ *
+ * Returns: (transfer full): the plan, or %NULL with @error set
+ */
+TsConversionPlan *
+ts_conversion_plan_new (GFile               *dir,
+                        const TsPlanOptions *options,
+                        GCancellable        *cancellable,
+                        GError             **error)
+{
+  g_autoptr(TsConversionPlan) self = g_object_new (TS_TYPE_CONVERSION_PLAN, NULL);
+
+  g_return_val_if_fail (G_IS_FILE (dir), NULL);
+  g_return_val_if_fail (options != NULL, NULL);
+
+  self->dir = g_object_ref (dir);
+  if (!load_source (self, cancellable, error))
+    return NULL;
+  self->outtype = options->outtype == TS_OUTTYPE_AUTO ? resolve_auto (self) : options->outtype;
+  if (!build_tensors (self, options, error) || !build_metadata (self, options, error))
+    return NULL;
+  lay_out (self);
+  return g_steal_pointer (&self);
+}
+
+typedef struct
+{
+  GFile        *dir;
+  TsPlanOptions options;
+  char         *tokenizer_pre;
+} PlanTaskData;
+
+static void
+plan_task_data_free (PlanTaskData *data)
+{
+  g_object_unref (data->dir);
+  g_free (data->tokenizer_pre);
+  g_free (data);
+}
+
+static void
+plan_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  PlanTaskData *data = task_data;
+  GError *error = NULL;
+  TsConversionPlan *plan = ts_conversion_plan_new (data->dir, &data->options, cancellable, &error);
+
+  if (plan == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, plan, g_object_unref);
+}
+
+void
+ts_conversion_plan_new_async (GFile               *dir,
+                              const TsPlanOptions *options,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  PlanTaskData *data = g_new0 (PlanTaskData, 1);
+
+  data->dir = g_object_ref (dir);
+  data->options = *options;
+  data->tokenizer_pre = g_strdup (options->tokenizer_pre);
+  data->options.tokenizer_pre = data->tokenizer_pre;
+  g_task_set_source_tag (task, ts_conversion_plan_new_async);
+  g_task_set_task_data (task, data, (GDestroyNotify) plan_task_data_free);
+  g_task_run_in_thread (task, plan_thread);
+}
+
+TsConversionPlan *
+ts_conversion_plan_new_finish (GAsyncResult  *result,
+                               GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+GFile *ts_conversion_plan_get_dir (TsConversionPlan *self) { return self->dir; }
+TsModelFile *ts_conversion_plan_get_source (TsConversionPlan *self) { return self->source; }
+const TsHfConfig *ts_conversion_plan_get_config (TsConversionPlan *self) { return self->config; }
+const TsArch *ts_conversion_plan_get_arch (TsConversionPlan *self) { return self->arch; }
+TsOutType ts_conversion_plan_get_outtype (TsConversionPlan *self) { return self->outtype; }
+GListModel *ts_conversion_plan_get_tensors (TsConversionPlan *self) { return G_LIST_MODEL (self->tensors); }
+TsGgufMetadata *ts_conversion_plan_get_metadata (TsConversionPlan *self) { return self->metadata; }
+guint64 ts_conversion_plan_get_data_offset (TsConversionPlan *self) { return self->data_offset; }
+guint64 ts_conversion_plan_get_metadata_end (TsConversionPlan *self) { return self->metadata_end; }
+guint64 ts_conversion_plan_get_predicted_size (TsConversionPlan *self) { return self->predicted_size; }
+
+GListModel *
+ts_conversion_plan_list_metadata (TsConversionPlan *self)
+{
+  return ts_gguf_metadata_list_entries (self->metadata);
+}
+
+const char * const *
+ts_conversion_plan_get_warnings (TsConversionPlan *self)
+{
+  return (const char * const *) self->warnings->pdata;
+}
+
+char *
+ts_conversion_plan_get_default_file_name (TsConversionPlan *self)
+{
+  return ts_hf_naming_default_file_name (self->dir, self->config, total_elements (self),
+                                         ts_outtype_to_nick (self->outtype));
+}
+
+TsGgufWriter *
+ts_conversion_plan_create_writer (TsConversionPlan *self)
+{
+  TsGgufWriter *writer = ts_gguf_writer_new (self->metadata, GGUF_ALIGNMENT);
+  GListModel *tensors = G_LIST_MODEL (self->tensors);
+
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+
+      ts_gguf_writer_add_tensor (writer, pt->name, pt->n_dims, pt->dims, pt->dtype, pt->size);
+    }
+  return writer;
+}
+
+gboolean
+ts_conversion_plan_check_space (TsConversionPlan  *self,
+                                GFile             *target,
+                                GError           **error)
+{
+  g_autoptr(GFile) dir = g_file_get_parent (target);
+  g_autofree char *path = dir ? g_file_get_path (dir) : NULL;
+  struct statvfs st;
+  guint64 avail;
+
+  if (path == NULL || statvfs (path, &st) != 0)
+    return TRUE; /* the write itself will say what is wrong */
+  avail = (guint64) st.f_bavail * st.f_frsize;
+  if (avail < self->predicted_size)
+    {
+      g_autofree char *need = g_format_size (self->predicted_size);
+      g_autofree char *have = g_format_size (avail);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
+                   "%s has %s free, but the output needs %s", path, have, need);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ts_conversion_plan_check_unchanged (TsConversionPlan  *self,
+                                    GError           **error)
+{
+  for (guint i = 0; i < self->stamps->len; i++)
+    {
+      ShardStamp *s = &g_array_index (self->stamps, ShardStamp, i);
+      GStatBuf st;
+
+      if (g_stat (s->path, &st) != 0 || (guint64) st.st_size != s->size || st.st_mtime != s->mtime)
+        {
+          g_autofree char *name = g_path_get_basename (s->path);
+
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "%s changed while it was being converted; the output was discarded",
+                       name);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}

@@ -1,0 +1,316 @@
+/* ts-gguf-writer.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ts-gguf-writer.h"
+
+typedef struct
+{
+  char    *name;
+  guint    n_dims;
+  guint64  dims[4];
+  TsDType  dtype;
+  guint64  offset;
+  guint64  size;
+} WriterTensor;
+
+struct _TsGgufWriter
+{
+  TsGgufMetadata *metadata;   /* borrowed; outlives the writer */
+  guint32         alignment;
+  GArray         *tensors;
+  guint64         data_size;  /* padded */
+  guint64         info_size;
+
+  GFile          *target;
+  char           *temp_path;
+  int             fd;
+  gboolean        overwrite;
+  guint64         written;
+  guint64         fail_after;
+};
+
+static void
+writer_tensor_clear (gpointer data)
+{
+  g_free (((WriterTensor *) data)->name);
+}
+
+TsGgufWriter *
+ts_gguf_writer_new (TsGgufMetadata *metadata,
+                    guint32         alignment)
+{
+  TsGgufWriter *self = g_new0 (TsGgufWriter, 1);
+
+  g_return_val_if_fail (alignment > 0 && (alignment & (alignment - 1)) == 0, NULL);
+
+  self->metadata = metadata;
+  self->alignment = alignment;
+  self->tensors = g_array_new (FALSE, TRUE, sizeof (WriterTensor));
+  g_array_set_clear_func (self->tensors, writer_tensor_clear);
+  self->fd = -1;
+  self->fail_after = G_MAXUINT64;
+  return self;
+}
+
+void
+ts_gguf_writer_free (TsGgufWriter *self)
+{
+  if (self == NULL)
+    return;
+  ts_gguf_writer_abort (self);
+  g_array_unref (self->tensors);
+  g_clear_object (&self->target);
+  g_free (self);
+}
+
+static guint64
+align_up (guint64 v,
+          guint64 alignment)
+{
+  return (v + alignment - 1) / alignment * alignment;
+}
+
+guint64
+ts_gguf_writer_add_tensor (TsGgufWriter  *self,
+                           const char    *name,
+                           guint          n_dims,
+                           const guint64 *dims,
+                           TsDType        dtype,
+                           guint64        size)
+{
+  WriterTensor t = { 0 };
+
+  g_return_val_if_fail (n_dims <= 4, 0);
+
+  t.name = g_strdup (name);
+  t.n_dims = n_dims;
+  memcpy (t.dims, dims, n_dims * sizeof (guint64));
+  t.dtype = dtype;
+  t.offset = self->data_size;
+  t.size = size;
+  g_array_append_val (self->tensors, t);
+  self->data_size = align_up (self->data_size + size, self->alignment);
+  self->info_size += 8 + strlen (name) + 4 + 8 * n_dims + 4 + 8;
+  return t.offset;
+}
+
+guint64
+ts_gguf_writer_get_metadata_end (TsGgufWriter *self)
+{
+  g_autoptr(GBytes) md = ts_gguf_metadata_get_bytes (self->metadata);
+
+  return 24 + g_bytes_get_size (md);
+}
+
+guint64
+ts_gguf_writer_get_data_offset (TsGgufWriter *self)
+{
+  return align_up (ts_gguf_writer_get_metadata_end (self) + self->info_size, self->alignment);
+}
+
+guint64
+ts_gguf_writer_get_total_size (TsGgufWriter *self)
+{
+  return ts_gguf_writer_get_data_offset (self) + self->data_size;
+}
+
+static void
+put_le (GByteArray *out,
+        guint64     v,
+        guint       n)
+{
+  guint8 b[8];
+
+  for (guint i = 0; i < n; i++)
+    b[i] = (guint8) (v >> (8 * i));
+  g_byte_array_append (out, b, n);
+}
+
+GBytes *
+ts_gguf_writer_build_header (TsGgufWriter *self)
+{
+  g_autoptr(GBytes) md = ts_gguf_metadata_get_bytes (self->metadata);
+  GByteArray *out = g_byte_array_sized_new ((guint) ts_gguf_writer_get_data_offset (self));
+  guint64 data_offset = ts_gguf_writer_get_data_offset (self);
+
+  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
+  put_le (out, 3, 4);
+  put_le (out, self->tensors->len, 8);
+  put_le (out, ts_gguf_metadata_get_n_entries (self->metadata), 8);
+  g_byte_array_append (out, g_bytes_get_data (md, NULL), (guint) g_bytes_get_size (md));
+  for (guint i = 0; i < self->tensors->len; i++)
+    {
+      WriterTensor *t = &g_array_index (self->tensors, WriterTensor, i);
+
+      put_le (out, strlen (t->name), 8);
+      g_byte_array_append (out, (const guint8 *) t->name, (guint) strlen (t->name));
+      put_le (out, t->n_dims, 4);
+      for (guint d = 0; d < t->n_dims; d++)
+        put_le (out, t->dims[d], 8);
+      put_le (out, (guint64) ts_dtype_get_info (t->dtype)->ggml_type, 4);
+      put_le (out, t->offset, 8);
+    }
+  while (out->len < data_offset)
+    put_le (out, 0, 1);
+  return g_byte_array_free_to_bytes (out);
+}
+
+gboolean
+ts_gguf_writer_open (TsGgufWriter  *self,
+                     GFile         *target,
+                     gboolean       overwrite,
+                     GError       **error)
+{
+  g_autoptr(GFile) dir = g_file_get_parent (target);
+  g_autofree char *dir_path = dir ? g_file_get_path (dir) : NULL;
+  g_autofree char *base = g_file_get_basename (target);
+  g_autofree char *target_path = g_file_get_path (target);
+  int errsv;
+
+  g_return_val_if_fail (self->fd < 0, FALSE);
+
+  if (dir_path == NULL || target_path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s: the output must be a local file", base);
+      return FALSE;
+    }
+  if (!overwrite && g_file_test (target_path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "%s already exists (use --force to replace it)", target_path);
+      return FALSE;
+    }
+  self->temp_path = g_strdup_printf ("%s/.%s.XXXXXX.part", dir_path, base);
+  self->fd = g_mkstemp_full (self->temp_path, O_RDWR | O_CLOEXEC, 0644);
+  if (self->fd < 0)
+    {
+      errsv = errno;
+      g_clear_pointer (&self->temp_path, g_free);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "cannot create a file in %s: %s", dir_path, g_strerror (errsv));
+      return FALSE;
+    }
+  self->target = g_object_ref (target);
+  self->overwrite = overwrite;
+  return TRUE;
+}
+
+int
+ts_gguf_writer_get_fd (TsGgufWriter *self)
+{
+  return self->fd;
+}
+
+const char *
+ts_gguf_writer_get_temp_path (TsGgufWriter *self)
+{
+  return self->temp_path;
+}
+
+void
+_ts_gguf_writer_set_fail_after (TsGgufWriter *self,
+                                guint64       bytes)
+{
+  self->fail_after = bytes;
+}
+
+gboolean
+ts_gguf_writer_pwrite (TsGgufWriter  *self,
+                       const void    *data,
+                       gsize          len,
+                       guint64        offset,
+                       GError       **error)
+{
+  const guint8 *p = data;
+
+  while (len > 0)
+    {
+      ssize_t n;
+
+      if (__atomic_load_n (&self->written, __ATOMIC_RELAXED) + len > self->fail_after)
+        {
+          errno = ENOSPC;
+          n = -1;
+        }
+      else
+        n = pwrite (self->fd, p, len, (off_t) offset);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int errsv = n < 0 ? errno : ENOSPC;
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                       "writing %s failed at byte %" G_GUINT64_FORMAT ": %s",
+                       self->temp_path, offset, g_strerror (errsv));
+          return FALSE;
+        }
+      __atomic_fetch_add (&self->written, (guint64) n, __ATOMIC_RELAXED);
+      p += n;
+      len -= n;
+      offset += n;
+    }
+  return TRUE;
+}
+
+gboolean
+ts_gguf_writer_commit (TsGgufWriter  *self,
+                       GError       **error)
+{
+  g_autofree char *target_path = g_file_get_path (self->target);
+  int errsv;
+
+  g_return_val_if_fail (self->fd >= 0, FALSE);
+
+  if (ftruncate (self->fd, (off_t) ts_gguf_writer_get_total_size (self)) != 0 ||
+      fsync (self->fd) != 0)
+    {
+      errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "finishing %s failed: %s", self->temp_path, g_strerror (errsv));
+      return FALSE;
+    }
+  /* without --force, link() refuses to replace a file that appeared meanwhile */
+  if (self->overwrite ? rename (self->temp_path, target_path) != 0
+                      : link (self->temp_path, target_path) != 0)
+    {
+      errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "cannot move the result to %s: %s", target_path, g_strerror (errsv));
+      return FALSE;
+    }
+  if (!self->overwrite)
+    g_unlink (self->temp_path);
+  g_close (self->fd, NULL);
+  self->fd = -1;
+  g_clear_pointer (&self->temp_path, g_free);
+  return TRUE;
+}
+
+void
+ts_gguf_writer_abort (TsGgufWriter *self)
+{
+  if (self->fd >= 0)
+    {
+      g_close (self->fd, NULL);
+      self->fd = -1;
+    }
+  if (self->temp_path != NULL)
+    {
+      g_unlink (self->temp_path);
+      g_clear_pointer (&self->temp_path, g_free);
+    }
+}

@@ -1,0 +1,65 @@
+/* ts-gguf-writer.h: lays out and writes a GGUF v3 file, all or nothing
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "ts-dtype.h"
+#include "ts-gguf-metadata.h"
+
+G_BEGIN_DECLS
+
+typedef struct _TsGgufWriter TsGgufWriter;
+
+TsGgufWriter *ts_gguf_writer_new              (TsGgufMetadata *metadata,
+                                               guint32         alignment);
+void          ts_gguf_writer_free             (TsGgufWriter   *self);
+
+/* @dims fastest-varying first, as GGUF stores them. Returns the tensor's
+ * offset relative to the data section. */
+guint64       ts_gguf_writer_add_tensor       (TsGgufWriter   *self,
+                                               const char     *name,
+                                               guint           n_dims,
+                                               const guint64  *dims,
+                                               TsDType         dtype,
+                                               guint64         size);
+/* absolute offset of the data section */
+guint64       ts_gguf_writer_get_data_offset  (TsGgufWriter   *self);
+/* bytes of the fixed header + metadata, and of the descriptors */
+guint64       ts_gguf_writer_get_metadata_end (TsGgufWriter   *self);
+guint64       ts_gguf_writer_get_total_size   (TsGgufWriter   *self);
+/* everything before the data section, padding included */
+GBytes       *ts_gguf_writer_build_header     (TsGgufWriter   *self);
+
+/* Creates a hidden temporary file next to @target. Nothing appears at
+ * @target until ts_gguf_writer_commit(); an existing @target is an error
+ * unless @overwrite. */
+gboolean      ts_gguf_writer_open             (TsGgufWriter   *self,
+                                               GFile          *target,
+                                               gboolean        overwrite,
+                                               GError        **error);
+int           ts_gguf_writer_get_fd           (TsGgufWriter   *self);
+const char   *ts_gguf_writer_get_temp_path    (TsGgufWriter   *self);
+/* writes @len bytes at absolute @offset, retrying short writes */
+gboolean      ts_gguf_writer_pwrite           (TsGgufWriter   *self,
+                                               const void     *data,
+                                               gsize           len,
+                                               guint64         offset,
+                                               GError        **error);
+/* syncs and moves the temporary file into place */
+gboolean      ts_gguf_writer_commit           (TsGgufWriter   *self,
+                                               GError        **error);
+/* removes the temporary file; safe to call at any time */
+void          ts_gguf_writer_abort            (TsGgufWriter   *self);
+
+/* test hook: fail writes with ENOSPC once this many bytes were written */
+void          _ts_gguf_writer_set_fail_after  (TsGgufWriter   *self,
+                                               guint64         bytes);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsGgufWriter, ts_gguf_writer_free)
+
+G_END_DECLS

@@ -1,0 +1,293 @@
+/* ts-cli-convert.c: tensorscope-cli convert
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib-unix.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tensorscope.h"
+#include "ts-cli-private.h"
+#include "ts-conversion-plan.h"
+#include "ts-converter.h"
+
+static void
+print_plan (TsConversionPlan *plan)
+{
+  GListModel *tensors = ts_conversion_plan_get_tensors (plan);
+  g_autoptr(GListModel) metadata = ts_conversion_plan_list_metadata (plan);
+  g_autofree char *size = g_format_size_full (ts_conversion_plan_get_predicted_size (plan),
+                                              G_FORMAT_SIZE_LONG_FORMAT);
+
+  g_print ("%-48s %-26s %-22s %-6s %16s\n", "Source tensor", "GGUF tensor", "Transform", "Type", "Offset");
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+      TsTensor *src = ts_plan_tensor_get_source (pt);
+      g_autofree char *transform = ts_plan_tensor_describe_transform (pt);
+
+      g_print ("%-48s %-26s %-22s %-6s %16" G_GUINT64_FORMAT "\n",
+               src ? ts_tensor_get_name (src) : "(config.json)",
+               ts_plan_tensor_get_name (pt), transform,
+               ts_dtype_get_name (ts_plan_tensor_get_dtype (pt)),
+               ts_conversion_plan_get_data_offset (plan) + ts_plan_tensor_get_offset (pt));
+    }
+  g_print ("\n%-40s %-8s %-36s %s\n", "Metadata key", "Type", "Value", "Origin");
+  for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
+    {
+      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
+      g_autofree char *value = ts_metadata_entry_to_string (e);
+
+      if (g_utf8_strlen (value, -1) > 36)
+        {
+          g_autofree char *cut = g_utf8_substring (value, 0, 33);
+
+          g_free (value);
+          value = g_strconcat (cut, "…", NULL);
+        }
+      g_strdelimit (value, "\n\r\t", ' ');
+      g_print ("%-40s %-8s %-36s %s\n", ts_metadata_entry_get_key (e),
+               ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)), value,
+               ts_gguf_metadata_get_origin (ts_conversion_plan_get_metadata (plan), i));
+    }
+  g_print ("\nPredicted output size: %s\n", size);
+}
+
+static JsonNode *
+plan_to_json (TsConversionPlan *plan)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  GListModel *tensors = ts_conversion_plan_get_tensors (plan);
+  g_autoptr(GListModel) metadata = ts_conversion_plan_list_metadata (plan);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "outtype");
+  json_builder_add_string_value (b, ts_outtype_to_nick (ts_conversion_plan_get_outtype (plan)));
+  json_builder_set_member_name (b, "predicted_size");
+  json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_predicted_size (plan));
+  json_builder_set_member_name (b, "data_offset");
+  json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_data_offset (plan));
+  json_builder_set_member_name (b, "tensors");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+      TsTensor *src = ts_plan_tensor_get_source (pt);
+      g_autofree char *transform = ts_plan_tensor_describe_transform (pt);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, ts_plan_tensor_get_name (pt));
+      json_builder_set_member_name (b, "source");
+      if (src)
+        json_builder_add_string_value (b, ts_tensor_get_name (src));
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "transform");
+      json_builder_add_string_value (b, transform);
+      json_builder_set_member_name (b, "dtype");
+      json_builder_add_string_value (b, ts_dtype_get_name (ts_plan_tensor_get_dtype (pt)));
+      json_builder_set_member_name (b, "shape");
+      json_builder_begin_array (b);
+      for (guint d = 0; d < ts_plan_tensor_get_n_dims (pt); d++)
+        json_builder_add_int_value (b, (gint64) ts_plan_tensor_get_dims (pt)[d]);
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "offset");
+      json_builder_add_int_value (b, (gint64) (ts_conversion_plan_get_data_offset (plan) + ts_plan_tensor_get_offset (pt)));
+      json_builder_set_member_name (b, "size");
+      json_builder_add_int_value (b, (gint64) ts_plan_tensor_get_size (pt));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "metadata");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
+    {
+      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
+      g_autofree char *value = ts_metadata_entry_to_string (e);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "key");
+      json_builder_add_string_value (b, ts_metadata_entry_get_key (e));
+      json_builder_set_member_name (b, "type");
+      json_builder_add_string_value (b, ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)));
+      json_builder_set_member_name (b, "value");
+      json_builder_add_string_value (b, value);
+      json_builder_set_member_name (b, "origin");
+      json_builder_add_string_value (b, ts_gguf_metadata_get_origin (ts_conversion_plan_get_metadata (plan), i));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+typedef struct
+{
+  GMainLoop    *loop;
+  TsConverter  *converter;
+  GCancellable *cancellable;
+  GError       *error;
+  gboolean      tty;
+  gint64        started;
+} ConvertState;
+
+static gboolean
+print_progress (gpointer data)
+{
+  ConvertState *state = data;
+  double f = ts_converter_get_fraction (state->converter);
+  g_autofree char *done = g_format_size (ts_converter_get_bytes_done (state->converter));
+  g_autofree char *total = g_format_size (ts_converter_get_bytes_total (state->converter));
+  g_autofree char *tensor = ts_converter_dup_current_tensor (state->converter);
+  char bar[31];
+  guint filled = (guint) (f * 30);
+
+  for (guint i = 0; i < 30; i++)
+    bar[i] = i < filled ? '#' : '.';
+  bar[30] = '\0';
+  fprintf (stderr, "\r[%s] %3.0f%%  %s / %s  %-32.32s", bar, f * 100, done, total, tensor ? tensor : "");
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_interrupt (gpointer data)
+{
+  ConvertState *state = data;
+
+  g_cancellable_cancel (state->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_converted (GObject      *source,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  ConvertState *state = data;
+
+  ts_converter_run_finish (TS_CONVERTER (source), result, &state->error);
+  g_main_loop_quit (state->loop);
+}
+
+static gboolean
+run_conversion (TsConversionPlan  *plan,
+                GFile             *target,
+                gboolean           force,
+                guint              jobs,
+                GError           **error)
+{
+  g_autoptr(TsConverter) converter = ts_converter_new (plan);
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  ConvertState state = { loop, converter, cancellable, NULL, isatty (STDERR_FILENO), g_get_monotonic_time () };
+  guint tick = 0, sigint, sigterm;
+
+  ts_converter_set_jobs (converter, jobs);
+  sigint = g_unix_signal_add (SIGINT, on_interrupt, &state);
+  sigterm = g_unix_signal_add (SIGTERM, on_interrupt, &state);
+  if (state.tty)
+    tick = g_timeout_add (100, print_progress, &state);
+  ts_converter_run_async (converter, target, force, cancellable, on_converted, &state);
+  g_main_loop_run (loop);
+  if (tick)
+    {
+      print_progress (&state);
+      g_source_remove (tick);
+      fprintf (stderr, "\n");
+    }
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+  if (state.error)
+    {
+      g_propagate_error (error, state.error);
+      return FALSE;
+    }
+  {
+    double secs = (g_get_monotonic_time () - state.started) / 1e6;
+    g_autofree char *size = g_format_size (ts_conversion_plan_get_predicted_size (plan));
+    g_autofree char *path = g_file_get_path (target);
+
+    g_printerr ("Wrote %s (%s) in %.2f s\n", path, size, secs);
+  }
+  return TRUE;
+}
+
+int
+ts_cli_convert (int    argc,
+                char **argv)
+{
+  g_autofree char *output = NULL;
+  g_autofree char *outtype_nick = NULL;
+  g_autofree char *tokenizer_pre = NULL;
+  gboolean dry_run = FALSE, json = FALSE, force = FALSE, allow_unknown = FALSE;
+  int jobs = 0;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Output GGUF file", "OUT.gguf" },
+    { "outtype", 0, 0, G_OPTION_ARG_STRING, &outtype_nick, "bf16, f16, f32, q8_0 or auto (default)", "TYPE" },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, "Print the plan; write nothing", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the plan as JSON (with --dry-run)", NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace an existing output file", NULL },
+    { "tokenizer-pre", 0, 0, G_OPTION_ARG_STRING, &tokenizer_pre, "Pre-tokenizer name (e.g. llama-bpe)", "NAME" },
+    { "allow-unknown", 0, 0, G_OPTION_ARG_NONE, &allow_unknown, "Leave out tensors with no GGUF name", NULL },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads (default: one per core)", "N" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("MODEL_DIR — convert a Hugging Face checkpoint to GGUF");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsConversionPlan) plan = NULL;
+  g_autoptr(GFile) dir = NULL;
+  TsPlanOptions options;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!ts_cli_parse (context, &argc, &argv, 1, 1, &status))
+    return status;
+  ts_plan_options_init (&options);
+  if (outtype_nick && !ts_outtype_from_nick (outtype_nick, &options.outtype))
+    {
+      g_printerr ("tensorscope-cli: unknown output type '%s' (bf16, f16, f32, q8_0, auto)\n", outtype_nick);
+      return 2;
+    }
+  if (output == NULL && !dry_run)
+    {
+      g_printerr ("tensorscope-cli: give the output file with -o OUT.gguf (or use --dry-run)\n");
+      return 2;
+    }
+  if (jobs < 0)
+    jobs = 0;
+  options.tokenizer_pre = tokenizer_pre;
+  options.allow_unknown_tensors = allow_unknown;
+
+  dir = g_file_new_for_commandline_arg (argv[1]);
+  plan = ts_conversion_plan_new (dir, &options, NULL, &error);
+  if (plan == NULL)
+    return ts_cli_fail (error, json);
+  for (const char * const *w = ts_conversion_plan_get_warnings (plan); *w; w++)
+    g_printerr ("warning: %s\n", *w);
+
+  if (dry_run)
+    {
+      if (json)
+        {
+          g_autoptr(JsonNode) node = plan_to_json (plan);
+          g_autofree char *text = ts_report_to_string (node, TRUE);
+
+          g_print ("%s\n", text);
+        }
+      else
+        print_plan (plan);
+      return 0;
+    }
+  {
+    g_autoptr(GFile) target = g_file_new_for_commandline_arg (output);
+
+    if (!run_conversion (plan, target, force, (guint) jobs, &error))
+      return ts_cli_fail (error, json);
+  }
+  return 0;
+}
