@@ -6,6 +6,7 @@
 
 #pragma once
 
+#include "ts-audit.h"
 #include "ts-dtype.h"
 #include "ts-error.h"
 #include "ts-file-part.h"

@@ -28,7 +28,7 @@
 #define STRIP_SPACING     18.0
 #define LEGEND_ROW_HEIGHT 22.0
 #define REGION_MIN_WIDTH  6.0
-#define TENSOR_MIN_WIDTH  1.0
+#define TENSOR_MIN_WIDTH  2.0
 #define MAX_LABEL_ROWS    8
 #define MIN_VIEW_SPAN     16
 #define FONT_FAMILY       "sans-serif"

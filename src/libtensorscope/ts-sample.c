@@ -267,8 +267,9 @@ typedef struct
  *
  * Fills @options with the defaults of the built-in demo: seed 42, two layers
  * of width 256 with 8 query and 2 key/value heads (head size 32), an
- * intermediate size of 768, 1,024 tokens (768 learned + 256 special), two
- * shards, tied embeddings, `head_dim` in config.json and llama3 rope scaling.
+ * intermediate size of 768, 1,024 tokens (256 byte tokens, 512 learned ones
+ * and 256 special ones), two shards, tied embeddings, `head_dim` in
+ * config.json and llama3 rope scaling.
  */
 void
 ts_sample_options_init (TsSampleOptions *options)

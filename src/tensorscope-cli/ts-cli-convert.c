@@ -188,6 +188,9 @@ run_conversion (TsConversionPlan  *plan,
   guint tick = 0, sigint, sigterm;
 
   ts_converter_set_jobs (converter, jobs);
+  /* fault injection for the test suite: a disk that fills up */
+  if (g_getenv ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER") != NULL)
+    _ts_converter_set_fail_after (converter, g_ascii_strtoull (g_getenv ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER"), NULL, 10));
   sigint = g_unix_signal_add (SIGINT, on_interrupt, &state);
   sigterm = g_unix_signal_add (SIGTERM, on_interrupt, &state);
   if (state.tty)

@@ -427,9 +427,17 @@ static void
 ts_tensor_table_dispose (GObject *object)
 {
   TsTensorTable *self = (TsTensorTable *) object;
+  GtkWidget *child;
 
+  /* removing the columns changes the sorter: no more row updates */
+  if (self->filter_model != NULL)
+    g_signal_handlers_disconnect_by_data (self->filter_model, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_TENSOR_TABLE);
+  /* the unnamed template roots (toolbars) too */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   g_clear_object (&self->selection);
+  g_clear_object (&self->filter);
   g_clear_object (&self->model);
   g_clear_pointer (&self->query, g_free);
 
@@ -488,7 +496,6 @@ ts_tensor_table_init (TsTensorTable *self)
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GUINT_TO_POINTER (i));
       gtk_column_view_column_set_factory (self->columns[i], factory);
       gtk_column_view_column_set_sorter (self->columns[i], column_sorter);
-      gtk_column_view_column_set_id (self->columns[i], column_ids[i]);
     }
 
   /* tensors → sorted (by the clicked header) → filtered → selection */

@@ -21,7 +21,6 @@ special tokens filling up to it (minus --pad-vocab ids that the tokenizer leaves
 
 import argparse
 import json
-import os
 import re
 import struct
 import sys
@@ -275,8 +274,10 @@ def plant_edge_values(a, tensors):
     nrm = "model.layers.0.input_layernorm.weight"
 
     def spread(name, first_row):
-        # one special value per Q8_0 block of 32 values, so that a block never holds two
-        # NaNs (which NaN a block's max returns is not something to depend on)
+        # one special value per Q8_0 block of 32 values, at position 0..6 of its block:
+        # a block never holds two specials, and a NaN sits where numpy's SIMD max
+        # reduction (used by llama.cpp's Q8_0 quantizer) returns the default NaN; at
+        # positions 17..31 numpy 1.24 returns the element's own payload instead
         blocks_per_row = max(1, a.hidden // 32)
         for j, bits in enumerate(pats):
             r, blk = divmod(j, blocks_per_row)

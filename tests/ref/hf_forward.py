@@ -3,12 +3,20 @@
 semantics), independent of GGUF and of Tensorscope.
 
 Usage: hf_forward.py MODEL_DIR --tokens 1,2,3,... --out logits.npy [--precision f32|f64]
+                     [--weights-as bf16|f16|q8_0]
 
 Weights are read with the small Safetensors reader below and widened to float32 (BF16 and
 F16 exactly); the math is float32 by default: RMSNorm with eps (computed in float32, then
 times the weight), rotate-half RoPE with llama3 frequency scaling, grouped-query attention
 with a causal mask, SiLU-gated MLP, tied or untied lm_head.  Writes the logits of every
 position, shape (n_tokens, vocab_size), float32.
+
+--weights-as T first rounds every matrix (every 2-D weight; the 1-D norms stay as they are)
+the way a GGUF of output type T stores it: BF16 / F16 round to nearest even; Q8_0 blocks of
+32 along each row (d = max|x|/127 kept as F16, q = x/d rounded half away from zero, value
+d*q), rows whose length is not a multiple of 32 as F16.  Rounding commutes with the
+converter's Q/K row permutation (it only moves whole rows), so llama.cpp running an exactly
+widened F32 copy of a type-T GGUF must reproduce these logits to float32 accuracy.
 """
 
 import argparse
@@ -60,6 +68,34 @@ def load_weights(model_dir):
     return w
 
 
+def round_bf16(a):
+    u = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+    r = (((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16).astype(np.uint32)
+    return r.view(np.float32)
+
+
+def round_f16(a):
+    return a.astype(np.float32).astype(np.float16).astype(np.float32)
+
+
+def round_q8_0(a):
+    if a.shape[-1] % 32:
+        return round_f16(a)
+    x = a.astype(np.float32).reshape(-1, 32)
+    d = np.abs(x).max(axis=1, keepdims=True) / np.float32(127)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(d == 0, np.float32(0), np.float32(1) / d).astype(np.float32)
+    v = (x * inv).astype(np.float32)
+    # round half away from zero, exactly (|v| + 0.5 itself could round up)
+    frac = np.abs(v) - np.floor(np.abs(v))
+    q = np.sign(v) * (np.floor(np.abs(v)) + (frac >= np.float32(0.5)))
+    dh = d.astype(np.float16).astype(np.float32)
+    return (dh * q.astype(np.float32)).astype(np.float32).reshape(a.shape)
+
+
+ROUNDERS = {"bf16": round_bf16, "f16": round_f16, "q8_0": round_q8_0}
+
+
 def llama3_inv_freq(cfg, head_dim, dt):
     """transformers' _compute_default_rope_parameters + _compute_llama3_parameters."""
     base = cfg.get("rope_theta", 10000.0)
@@ -94,10 +130,13 @@ def rotate_half(x):
     return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
 
 
-def forward(model_dir, tokens, dt=np.float32):
+def forward(model_dir, tokens, dt=np.float32, weights_as=None):
     model_dir = Path(model_dir)
     cfg = json.loads((model_dir / "config.json").read_text())
-    w = {k: v.astype(dt) for k, v in load_weights(model_dir).items()}
+    w = load_weights(model_dir)
+    if weights_as:
+        w = {k: (ROUNDERS[weights_as](v) if v.ndim == 2 else v) for k, v in w.items()}
+    w = {k: v.astype(dt) for k, v in w.items()}
     H = cfg["hidden_size"]
     nh = cfg["num_attention_heads"]
     nkv = cfg.get("num_key_value_heads", nh)
@@ -150,11 +189,13 @@ def main(argv=None):
     ap.add_argument("--tokens", required=True, help="comma-separated token ids")
     ap.add_argument("--out", required=True, help="output .npy (n_tokens x vocab, float32)")
     ap.add_argument("--precision", choices=["f32", "f64"], default="f32")
+    ap.add_argument("--weights-as", choices=sorted(ROUNDERS), default=None,
+                    help="round the matrices as a GGUF of this type stores them")
     a = ap.parse_args(argv)
     tokens = [int(t) for t in a.tokens.replace(" ", "").split(",") if t]
     dt = np.float32 if a.precision == "f32" else np.float64
     with np.errstate(over="ignore"):
-        logits = forward(a.model_dir, tokens, dt)
+        logits = forward(a.model_dir, tokens, dt, a.weights_as)
     np.save(a.out, logits)
     return 0
 

@@ -7,6 +7,7 @@ architecture) in Python + numpy, written from the spec and from reading gguf-py
 code.  Its output is the yardstick the C converter is compared to byte for byte.
 
 Usage: ref_convert.py MODEL_DIR OUT.gguf --outtype bf16|f16|f32|q8_0 [--pre NAME]
+                      [--transformers-head-dim]
 
 Every number conversion is done on integer bit patterns, so the result does not depend
 on the numpy version or on the CPU's float16 instructions.
@@ -126,7 +127,8 @@ def quantize_q8_0(f32bits_2d):
     """gguf-py Q8_0 (== ggml quantize_row_q8_0_ref) on rows whose length is a multiple
     of 32: per block d = max|x| / 127 (float32), stored as F16; q = x * (1/d) (float32,
     1/d from the float32 d), rounded half away from zero; q = 0 where d == 0.
-    NaN (and Inf) products become 0, as numpy's float->int8 cast does on x86-64."""
+    NaN (and Inf) products become 0, as numpy's float->int8 cast does on x86-64; a block
+    with an Inf gets d = Inf (F16 0x7c00), one with a NaN d = F16 0x7e00."""
     x = f32bits_2d.view(np.float32).reshape(-1, 32)
     with np.errstate(all="ignore"):
         d = np.abs(x).max(axis=1, keepdims=True) / np.float32(127)
@@ -139,13 +141,11 @@ def quantize_q8_0(f32bits_2d):
     q = np.zeros(r.shape, dtype=np.int8)
     ok = np.isfinite(r)
     q[ok] = r[ok].astype(np.int64).astype(np.int8)
-    # which NaN a block's max returns: the first NaN of the block (made quiet by the
-    # division); the generators never put two NaNs in one block
+    # a block holding a NaN: numpy's max reduction over the 32 contiguous values (its SIMD
+    # loop) returns the default quiet NaN 0x7fc00000, whatever the NaN's sign and payload,
+    # so d is stored as F16 0x7e00 and every q is 0
     dbits = d.view(np.uint32).reshape(-1).copy()
-    xb = x.view(np.uint32)
-    for i in np.nonzero(np.isnan(d.reshape(-1)))[0]:
-        j = np.nonzero(np.isnan(x[i]))[0][0]
-        dbits[i] = (xb[i, j] & 0x7FFFFFFF) | 0x00400000
+    dbits[np.isnan(d.reshape(-1))] = 0x7FC00000
     dh = f32_bits_to_f16_bits(dbits).reshape(-1, 1)
     blocks = np.concatenate([dh.view(np.uint8).reshape(-1, 2), q.view(np.uint8)], axis=1)
     return blocks.reshape(-1)
@@ -267,9 +267,10 @@ def rope_freqs_llama3(cfg, rope_params):
     factor = float(rope_params.get("factor", 8.0))
     low = float(rope_params.get("low_freq_factor", 1.0))
     high = float(rope_params.get("high_freq_factor", 4.0))
-    # the converter reads original_max_position_embeddings from the top level of
-    # config.json (not from rope_scaling), default 8192
-    old_ctx = cfg.get("original_max_position_embeddings", 8192)
+    # llama.cpp of 2026-09 (node-llama-cpp 3.21.1's bundled source) reads
+    # original_max_position_embeddings from rope_scaling, default 8192; some other
+    # revisions read the top level of config.json instead (the same for Llama 3 configs)
+    old_ctx = rope_params.get("original_max_position_embeddings", 8192)
     low_wl = old_ctx / low
     high_wl = old_ctx / high
     with np.errstate(all="ignore"):
@@ -780,7 +781,14 @@ def tokenizer_metadata(model_dir, config, pre_override):
 
 # ------------------------------------------------------------------ conversion
 
-def convert(model_dir, outtype, pre_override=None):
+def convert(model_dir, outtype, pre_override=None, transformers_head_dim=False):
+    """-> (metadata list [(key, type, value)], tensors [(name, ggml type, dims, bytes)]).
+
+    transformers_head_dim: behave as the converter does when transformers can load the
+    config (LlamaConfig fills in head_dim = hidden / heads), i.e. always write
+    llama.attention.key_length / value_length.  SPEC section 7 says they appear only when
+    config.json has head_dim, which is what the converter does when it falls back to
+    reading config.json itself; the default follows the SPEC."""
     model_dir = Path(model_dir)
     config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
     arch = (config.get("architectures") or [None])[0]
@@ -846,8 +854,12 @@ def convert(model_dir, outtype, pre_override=None):
                          ("mirostat", "general.sampling.mirostat", T_INT32),
                          ("mirostat_tau", "general.sampling.mirostat_tau", T_FLOAT32),
                          ("mirostat_eta", "general.sampling.mirostat_eta", T_FLOAT32)):
-        if gen.get(key) is not None:
-            kv.append((gkey, t, gen[key]))
+        val = gen.get(key)
+        if key == "penalty_repeat" and "penalty_repeat" not in gen:
+            # llama.cpp 2026-09 also takes transformers' own name for it
+            val = gen.get("repetition_penalty")
+        if val is not None:
+            kv.append((gkey, t, val))
 
     md = naming_metadata(model_dir, config, total_params)
     for key, gkey in (("name", "general.name"), ("author", "general.author"),
@@ -897,9 +909,12 @@ def convert(model_dir, outtype, pre_override=None):
     if eps is not None:
         kv.append(("llama.attention.layer_norm_rms_epsilon", T_FLOAT32, eps))
     # SPEC 7: key_length / value_length only when config.json itself has head_dim
-    if config.get("head_dim") is not None:
-        kv.append(("llama.attention.key_length", T_UINT32, config["head_dim"]))
-        kv.append(("llama.attention.value_length", T_UINT32, config["head_dim"]))
+    head_dim = config.get("head_dim")
+    if head_dim is None and transformers_head_dim:
+        head_dim = config["hidden_size"] // n_head
+    if head_dim is not None:
+        kv.append(("llama.attention.key_length", T_UINT32, head_dim))
+        kv.append(("llama.attention.value_length", T_UINT32, head_dim))
     kv.append(("general.file_type", T_UINT32, file_type))
     kv.append(("llama.vocab_size", T_UINT32, config["vocab_size"]))
     rope_dim = config.get("head_dim")
@@ -994,9 +1009,12 @@ def main(argv=None):
     p.add_argument("out")
     p.add_argument("--outtype", choices=sorted(OUTTYPES), required=True)
     p.add_argument("--pre", default=None, help="tokenizer.ggml.pre override")
+    p.add_argument("--transformers-head-dim", action="store_true",
+                   help="write key_length/value_length even without head_dim in config.json "
+                        "(what the converter does when transformers loads the config)")
     a = p.parse_args(argv)
     try:
-        kv, tensors = convert(a.model_dir, a.outtype, a.pre)
+        kv, tensors = convert(a.model_dir, a.outtype, a.pre, a.transformers_head_dim)
     except ConvertError as e:
         print(f"ref_convert: {e}", file=sys.stderr)
         return 1

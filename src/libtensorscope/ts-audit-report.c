@@ -1,0 +1,1220 @@
+/* ts-audit-report.c: the audit's result, as objects, JSON and text
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "ts-audit-private.h"
+
+G_DEFINE_ENUM_TYPE (TsAuditStatus, ts_audit_status,
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_PASS, "pass"),
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_WARN, "warn"),
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_FAIL, "fail"))
+
+G_DEFINE_ENUM_TYPE (TsAuditMode, ts_audit_mode,
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_MODE_CONVERSION, "checkpoint-to-gguf"),
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_MODE_GGUF, "gguf-to-gguf"),
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_MODE_SAFETENSORS, "safetensors-to-safetensors"))
+
+G_DEFINE_ENUM_TYPE (TsAuditArea, ts_audit_area,
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_AREA_BEFORE_DATA, "before-data"),
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_AREA_TENSOR_DATA, "tensor-data"))
+
+static const char *
+enum_nick (GType type,
+           int   value)
+{
+  GEnumClass *klass = g_type_class_ref (type);
+  GEnumValue *v = g_enum_get_value (klass, value);
+  const char *nick = v ? v->value_nick : "unknown";
+
+  g_type_class_unref (klass);
+  return nick;
+}
+
+const char *
+ts_audit_status_to_nick (TsAuditStatus status)
+{
+  return enum_nick (TS_TYPE_AUDIT_STATUS, status);
+}
+
+const char *
+ts_audit_mode_to_nick (TsAuditMode mode)
+{
+  return enum_nick (TS_TYPE_AUDIT_MODE, mode);
+}
+
+const char *
+ts_audit_area_to_nick (TsAuditArea area)
+{
+  return enum_nick (TS_TYPE_AUDIT_AREA, area);
+}
+
+/* ------------------------------------------------------------ TsAuditCheck */
+
+struct _TsAuditCheck
+{
+  GObject        parent_instance;
+  char          *name;
+  char          *detail;
+  TsAuditStatus  status;
+};
+
+G_DEFINE_FINAL_TYPE (TsAuditCheck, ts_audit_check, G_TYPE_OBJECT)
+
+enum {
+  CHECK_PROP_0,
+  CHECK_PROP_NAME,
+  CHECK_PROP_STATUS,
+  CHECK_PROP_DETAIL,
+  CHECK_N_PROPS
+};
+
+static GParamSpec *check_properties[CHECK_N_PROPS];
+
+static void
+ts_audit_check_finalize (GObject *object)
+{
+  TsAuditCheck *self = TS_AUDIT_CHECK (object);
+
+  g_free (self->name);
+  g_free (self->detail);
+  G_OBJECT_CLASS (ts_audit_check_parent_class)->finalize (object);
+}
+
+static void
+ts_audit_check_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  TsAuditCheck *self = TS_AUDIT_CHECK (object);
+
+  switch (prop_id)
+    {
+    case CHECK_PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case CHECK_PROP_STATUS:
+      g_value_set_enum (value, self->status);
+      break;
+    case CHECK_PROP_DETAIL:
+      g_value_set_string (value, self->detail);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ts_audit_check_class_init (TsAuditCheckClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = ts_audit_check_finalize;
+  object_class->get_property = ts_audit_check_get_property;
+
+  check_properties[CHECK_PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
+  check_properties[CHECK_PROP_STATUS] =
+    g_param_spec_enum ("status", NULL, NULL, TS_TYPE_AUDIT_STATUS, TS_AUDIT_PASS, flags);
+  check_properties[CHECK_PROP_DETAIL] = g_param_spec_string ("detail", NULL, NULL, NULL, flags);
+  g_object_class_install_properties (object_class, CHECK_N_PROPS, check_properties);
+}
+
+static void
+ts_audit_check_init (TsAuditCheck *self)
+{
+}
+
+const char *
+ts_audit_check_get_name (TsAuditCheck *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_CHECK (self), NULL);
+  return self->name;
+}
+
+TsAuditStatus
+ts_audit_check_get_status (TsAuditCheck *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_CHECK (self), TS_AUDIT_FAIL);
+  return self->status;
+}
+
+const char *
+ts_audit_check_get_detail (TsAuditCheck *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_CHECK (self), NULL);
+  return self->detail;
+}
+
+/* ------------------------------------------------------------- TsAuditPair */
+
+G_DEFINE_FINAL_TYPE (TsAuditPair, ts_audit_pair, G_TYPE_OBJECT)
+
+enum {
+  PAIR_PROP_0,
+  PAIR_PROP_SOURCE_NAME,
+  PAIR_PROP_TARGET_NAME,
+  PAIR_PROP_TRANSFORM,
+  PAIR_PROP_STATUS,
+  PAIR_PROP_DETAIL,
+  PAIR_PROP_N_VALUES,
+  PAIR_PROP_N_MISMATCH,
+  PAIR_PROP_N_CHANGED,
+  PAIR_PROP_MAX_ABS_ERROR,
+  PAIR_PROP_MAX_REL_ERROR,
+  PAIR_N_PROPS
+};
+
+static GParamSpec *pair_properties[PAIR_N_PROPS];
+
+static void
+ts_audit_pair_finalize (GObject *object)
+{
+  TsAuditPair *self = TS_AUDIT_PAIR (object);
+
+  g_strfreev (self->source_names);
+  g_free (self->target_name);
+  g_free (self->transform);
+  g_free (self->detail);
+  g_free (self->source_dtype);
+  g_free (self->target_dtype);
+  G_OBJECT_CLASS (ts_audit_pair_parent_class)->finalize (object);
+}
+
+static void
+ts_audit_pair_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  TsAuditPair *self = TS_AUDIT_PAIR (object);
+
+  switch (prop_id)
+    {
+    case PAIR_PROP_SOURCE_NAME:
+      g_value_take_string (value, g_strjoinv (", ", self->source_names));
+      break;
+    case PAIR_PROP_TARGET_NAME:
+      g_value_set_string (value, self->target_name);
+      break;
+    case PAIR_PROP_TRANSFORM:
+      g_value_set_string (value, self->transform);
+      break;
+    case PAIR_PROP_STATUS:
+      g_value_set_enum (value, self->status);
+      break;
+    case PAIR_PROP_DETAIL:
+      g_value_set_string (value, self->detail);
+      break;
+    case PAIR_PROP_N_VALUES:
+      g_value_set_uint64 (value, self->n_values);
+      break;
+    case PAIR_PROP_N_MISMATCH:
+      g_value_set_uint64 (value, self->n_mismatch);
+      break;
+    case PAIR_PROP_N_CHANGED:
+      g_value_set_uint64 (value, self->n_changed);
+      break;
+    case PAIR_PROP_MAX_ABS_ERROR:
+      g_value_set_double (value, self->max_abs_error);
+      break;
+    case PAIR_PROP_MAX_REL_ERROR:
+      g_value_set_double (value, self->max_rel_error);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ts_audit_pair_class_init (TsAuditPairClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = ts_audit_pair_finalize;
+  object_class->get_property = ts_audit_pair_get_property;
+
+  pair_properties[PAIR_PROP_SOURCE_NAME] = g_param_spec_string ("source-name", NULL, NULL, NULL, flags);
+  pair_properties[PAIR_PROP_TARGET_NAME] = g_param_spec_string ("target-name", NULL, NULL, NULL, flags);
+  pair_properties[PAIR_PROP_TRANSFORM] = g_param_spec_string ("transform", NULL, NULL, NULL, flags);
+  pair_properties[PAIR_PROP_STATUS] =
+    g_param_spec_enum ("status", NULL, NULL, TS_TYPE_AUDIT_STATUS, TS_AUDIT_PASS, flags);
+  pair_properties[PAIR_PROP_DETAIL] = g_param_spec_string ("detail", NULL, NULL, NULL, flags);
+  pair_properties[PAIR_PROP_N_VALUES] =
+    g_param_spec_uint64 ("n-values", NULL, NULL, 0, G_MAXUINT64, 0, flags);
+  pair_properties[PAIR_PROP_N_MISMATCH] =
+    g_param_spec_uint64 ("n-mismatch", NULL, NULL, 0, G_MAXUINT64, 0, flags);
+  pair_properties[PAIR_PROP_N_CHANGED] =
+    g_param_spec_uint64 ("n-changed", NULL, NULL, 0, G_MAXUINT64, 0, flags);
+  pair_properties[PAIR_PROP_MAX_ABS_ERROR] =
+    g_param_spec_double ("max-abs-error", NULL, NULL, 0, G_MAXDOUBLE, 0, flags);
+  pair_properties[PAIR_PROP_MAX_REL_ERROR] =
+    g_param_spec_double ("max-rel-error", NULL, NULL, 0, G_MAXDOUBLE, 0, flags);
+  g_object_class_install_properties (object_class, PAIR_N_PROPS, pair_properties);
+}
+
+static void
+ts_audit_pair_init (TsAuditPair *self)
+{
+  self->first_index = TS_AUDIT_NO_INDEX;
+  self->status = TS_AUDIT_PASS;
+}
+
+TsAuditPair *
+_ts_audit_pair_new (const char *source_name,
+                    const char *target_name)
+{
+  TsAuditPair *self = g_object_new (TS_TYPE_AUDIT_PAIR, NULL);
+  GStrvBuilder *builder = g_strv_builder_new ();
+
+  if (source_name != NULL)
+    g_strv_builder_add (builder, source_name);
+  self->source_names = g_strv_builder_end (builder);
+  g_strv_builder_unref (builder);
+  self->target_name = g_strdup (target_name);
+  self->transform = g_strdup ("");
+  return self;
+}
+
+void
+_ts_audit_pair_set_detail (TsAuditPair   *pair,
+                           TsAuditStatus  status,
+                           const char    *format,
+                           ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  /* details accumulate: a wrong type and wrong values are both told */
+  if (pair->detail == NULL)
+    pair->detail = g_steal_pointer (&text);
+  else
+    {
+      char *joined = g_strconcat (pair->detail, "; ", text, NULL);
+
+      g_free (pair->detail);
+      pair->detail = joined;
+    }
+  pair->status = MAX (pair->status, status);
+}
+
+const char * const *
+ts_audit_pair_get_source_names (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), NULL);
+  return (const char * const *) self->source_names;
+}
+
+const char *
+ts_audit_pair_get_target_name (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), NULL);
+  return self->target_name;
+}
+
+const char *
+ts_audit_pair_get_transform (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), NULL);
+  return self->transform;
+}
+
+TsAuditStatus
+ts_audit_pair_get_status (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), TS_AUDIT_FAIL);
+  return self->status;
+}
+
+const char *
+ts_audit_pair_get_detail (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), NULL);
+  return self->detail;
+}
+
+const char *
+ts_audit_pair_get_source_dtype (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), NULL);
+  return self->source_dtype;
+}
+
+const char *
+ts_audit_pair_get_target_dtype (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), NULL);
+  return self->target_dtype;
+}
+
+guint64
+ts_audit_pair_get_n_values (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), 0);
+  return self->n_values;
+}
+
+guint64
+ts_audit_pair_get_n_mismatch (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), 0);
+  return self->n_mismatch;
+}
+
+gboolean
+ts_audit_pair_get_first_mismatch (TsAuditPair *self,
+                                  guint64     *index,
+                                  double      *source_value,
+                                  double      *expected_value,
+                                  double      *actual_value)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), FALSE);
+
+  if (self->first_index == TS_AUDIT_NO_INDEX)
+    return FALSE;
+  if (index)
+    *index = self->first_index;
+  if (source_value)
+    *source_value = self->first_source;
+  if (expected_value)
+    *expected_value = self->first_expected;
+  if (actual_value)
+    *actual_value = self->first_actual;
+  return TRUE;
+}
+
+gboolean
+ts_audit_pair_get_is_lossy (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), FALSE);
+  return self->lossy;
+}
+
+guint64
+ts_audit_pair_get_n_changed (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), 0);
+  return self->n_changed;
+}
+
+double
+ts_audit_pair_get_max_abs_error (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), 0);
+  return self->max_abs_error;
+}
+
+double
+ts_audit_pair_get_max_rel_error (TsAuditPair *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), 0);
+  return self->max_rel_error;
+}
+
+/* ---------------------------------------------------------- TsAuditSizeRow */
+
+struct _TsAuditSizeRow
+{
+  GObject      parent_instance;
+  TsAuditArea  area;
+  char        *section;
+  char        *explanation;
+  guint64      source_bytes;
+  guint64      target_bytes;
+};
+
+G_DEFINE_FINAL_TYPE (TsAuditSizeRow, ts_audit_size_row, G_TYPE_OBJECT)
+
+enum {
+  ROW_PROP_0,
+  ROW_PROP_AREA,
+  ROW_PROP_SECTION,
+  ROW_PROP_SOURCE_BYTES,
+  ROW_PROP_TARGET_BYTES,
+  ROW_PROP_DELTA,
+  ROW_PROP_EXPLANATION,
+  ROW_N_PROPS
+};
+
+static GParamSpec *row_properties[ROW_N_PROPS];
+
+static void
+ts_audit_size_row_finalize (GObject *object)
+{
+  TsAuditSizeRow *self = TS_AUDIT_SIZE_ROW (object);
+
+  g_free (self->section);
+  g_free (self->explanation);
+  G_OBJECT_CLASS (ts_audit_size_row_parent_class)->finalize (object);
+}
+
+static void
+ts_audit_size_row_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  TsAuditSizeRow *self = TS_AUDIT_SIZE_ROW (object);
+
+  switch (prop_id)
+    {
+    case ROW_PROP_AREA:
+      g_value_set_enum (value, self->area);
+      break;
+    case ROW_PROP_SECTION:
+      g_value_set_string (value, self->section);
+      break;
+    case ROW_PROP_SOURCE_BYTES:
+      g_value_set_uint64 (value, self->source_bytes);
+      break;
+    case ROW_PROP_TARGET_BYTES:
+      g_value_set_uint64 (value, self->target_bytes);
+      break;
+    case ROW_PROP_DELTA:
+      g_value_set_int64 (value, ts_audit_size_row_get_delta (self));
+      break;
+    case ROW_PROP_EXPLANATION:
+      g_value_set_string (value, self->explanation);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ts_audit_size_row_class_init (TsAuditSizeRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = ts_audit_size_row_finalize;
+  object_class->get_property = ts_audit_size_row_get_property;
+
+  row_properties[ROW_PROP_AREA] = g_param_spec_enum ("area", NULL, NULL, TS_TYPE_AUDIT_AREA,
+                                                     TS_AUDIT_AREA_BEFORE_DATA, flags);
+  row_properties[ROW_PROP_SECTION] = g_param_spec_string ("section", NULL, NULL, NULL, flags);
+  row_properties[ROW_PROP_SOURCE_BYTES] =
+    g_param_spec_uint64 ("source-bytes", NULL, NULL, 0, G_MAXUINT64, 0, flags);
+  row_properties[ROW_PROP_TARGET_BYTES] =
+    g_param_spec_uint64 ("target-bytes", NULL, NULL, 0, G_MAXUINT64, 0, flags);
+  row_properties[ROW_PROP_DELTA] =
+    g_param_spec_int64 ("delta", NULL, NULL, G_MININT64, G_MAXINT64, 0, flags);
+  row_properties[ROW_PROP_EXPLANATION] = g_param_spec_string ("explanation", NULL, NULL, NULL, flags);
+  g_object_class_install_properties (object_class, ROW_N_PROPS, row_properties);
+}
+
+static void
+ts_audit_size_row_init (TsAuditSizeRow *self)
+{
+}
+
+TsAuditArea
+ts_audit_size_row_get_area (TsAuditSizeRow *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_SIZE_ROW (self), 0);
+  return self->area;
+}
+
+const char *
+ts_audit_size_row_get_section (TsAuditSizeRow *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_SIZE_ROW (self), NULL);
+  return self->section;
+}
+
+guint64
+ts_audit_size_row_get_source_bytes (TsAuditSizeRow *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_SIZE_ROW (self), 0);
+  return self->source_bytes;
+}
+
+guint64
+ts_audit_size_row_get_target_bytes (TsAuditSizeRow *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_SIZE_ROW (self), 0);
+  return self->target_bytes;
+}
+
+gint64
+ts_audit_size_row_get_delta (TsAuditSizeRow *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_SIZE_ROW (self), 0);
+  return (gint64) (self->target_bytes - self->source_bytes);
+}
+
+const char *
+ts_audit_size_row_get_explanation (TsAuditSizeRow *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_SIZE_ROW (self), NULL);
+  return self->explanation;
+}
+
+/* ----------------------------------------------------------- TsAuditReport */
+
+struct _TsAuditReport
+{
+  GObject      parent_instance;
+  TsAuditMode  mode;
+  char        *source_name;
+  char        *target_name;
+  char        *source_format;
+  char        *target_format;
+  guint64      source_size;
+  guint64      target_size;
+  guint        source_tensors;
+  guint        target_tensors;
+  GListStore  *checks;
+  GListStore  *pairs;
+  GListStore  *size_rows;
+  double       elapsed;
+  guint64      bytes_read;
+};
+
+G_DEFINE_FINAL_TYPE (TsAuditReport, ts_audit_report, G_TYPE_OBJECT)
+
+static void
+ts_audit_report_finalize (GObject *object)
+{
+  TsAuditReport *self = TS_AUDIT_REPORT (object);
+
+  g_free (self->source_name);
+  g_free (self->target_name);
+  g_free (self->source_format);
+  g_free (self->target_format);
+  g_clear_object (&self->checks);
+  g_clear_object (&self->pairs);
+  g_clear_object (&self->size_rows);
+  G_OBJECT_CLASS (ts_audit_report_parent_class)->finalize (object);
+}
+
+static void
+ts_audit_report_class_init (TsAuditReportClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ts_audit_report_finalize;
+}
+
+static void
+ts_audit_report_init (TsAuditReport *self)
+{
+  self->checks = g_list_store_new (TS_TYPE_AUDIT_CHECK);
+  self->pairs = g_list_store_new (TS_TYPE_AUDIT_PAIR);
+  self->size_rows = g_list_store_new (TS_TYPE_AUDIT_SIZE_ROW);
+}
+
+static char *
+describe_format (TsModelFile *model)
+{
+  guint n_parts = g_list_model_get_n_items (ts_model_file_get_parts (model));
+
+  if (TS_IS_GGUF_FILE (model))
+    return g_strdup_printf ("gguf v%u, alignment %u",
+                            ts_gguf_file_get_version (TS_GGUF_FILE (model)),
+                            ts_gguf_file_get_alignment (TS_GGUF_FILE (model)));
+  return g_strdup_printf ("safetensors, %u %s", n_parts, n_parts == 1 ? "file" : "shards");
+}
+
+TsAuditReport *
+_ts_audit_report_new (TsAuditMode  mode,
+                      TsModelFile *source,
+                      TsModelFile *target)
+{
+  TsAuditReport *self = g_object_new (TS_TYPE_AUDIT_REPORT, NULL);
+
+  self->mode = mode;
+  self->source_name = g_file_get_path (ts_model_file_get_file (source));
+  self->target_name = g_file_get_path (ts_model_file_get_file (target));
+  if (self->source_name == NULL)
+    self->source_name = g_strdup (ts_model_file_get_display_name (source));
+  if (self->target_name == NULL)
+    self->target_name = g_strdup (ts_model_file_get_display_name (target));
+  self->source_format = describe_format (source);
+  self->target_format = describe_format (target);
+  self->source_size = ts_model_file_get_total_size (source);
+  self->target_size = ts_model_file_get_total_size (target);
+  self->source_tensors = ts_model_file_get_n_tensors (source);
+  self->target_tensors = ts_model_file_get_n_tensors (target);
+  return self;
+}
+
+void
+_ts_audit_report_add_check (TsAuditReport *self,
+                            const char    *name,
+                            TsAuditStatus  status,
+                            const char    *format,
+                            ...)
+{
+  g_autoptr(TsAuditCheck) check = g_object_new (TS_TYPE_AUDIT_CHECK, NULL);
+  va_list args;
+
+  va_start (args, format);
+  check->detail = g_strdup_vprintf (format, args);
+  va_end (args);
+  check->name = g_strdup (name);
+  check->status = status;
+  g_list_store_append (self->checks, check);
+}
+
+void
+_ts_audit_report_add_pair (TsAuditReport *self,
+                           TsAuditPair   *pair)
+{
+  g_list_store_append (self->pairs, pair);
+}
+
+void
+_ts_audit_report_add_size_row (TsAuditReport *self,
+                               TsAuditArea    area,
+                               const char    *section,
+                               guint64        source_bytes,
+                               guint64        target_bytes,
+                               const char    *explanation)
+{
+  g_autoptr(TsAuditSizeRow) row = g_object_new (TS_TYPE_AUDIT_SIZE_ROW, NULL);
+
+  row->area = area;
+  row->section = g_strdup (section);
+  row->explanation = g_strdup (explanation);
+  row->source_bytes = source_bytes;
+  row->target_bytes = target_bytes;
+  g_list_store_append (self->size_rows, row);
+}
+
+void
+_ts_audit_report_set_timing (TsAuditReport *self,
+                             double         elapsed,
+                             guint64        bytes_read)
+{
+  self->elapsed = elapsed;
+  self->bytes_read = bytes_read;
+}
+
+TsAuditMode
+ts_audit_report_get_mode (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), 0);
+  return self->mode;
+}
+
+const char *
+ts_audit_report_get_source_name (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), NULL);
+  return self->source_name;
+}
+
+const char *
+ts_audit_report_get_target_name (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), NULL);
+  return self->target_name;
+}
+
+guint64
+ts_audit_report_get_source_size (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), 0);
+  return self->source_size;
+}
+
+guint64
+ts_audit_report_get_target_size (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), 0);
+  return self->target_size;
+}
+
+GListModel *
+ts_audit_report_get_checks (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), NULL);
+  return G_LIST_MODEL (self->checks);
+}
+
+GListModel *
+ts_audit_report_get_pairs (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), NULL);
+  return G_LIST_MODEL (self->pairs);
+}
+
+GListModel *
+ts_audit_report_get_size_rows (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), NULL);
+  return G_LIST_MODEL (self->size_rows);
+}
+
+gboolean
+ts_audit_report_get_passed (TsAuditReport *self)
+{
+  guint n;
+
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), FALSE);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->checks));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsAuditCheck) check = g_list_model_get_item (G_LIST_MODEL (self->checks), i);
+
+      if (check->status == TS_AUDIT_FAIL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+double
+ts_audit_report_get_elapsed (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), 0);
+  return self->elapsed;
+}
+
+guint64
+ts_audit_report_get_bytes_read (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), 0);
+  return self->bytes_read;
+}
+
+/* ------------------------------------------------------------------- JSON */
+
+/* JSON has no NaN or infinity: those become strings */
+static void
+add_double (JsonBuilder *b,
+            const char  *name,
+            double       value)
+{
+  json_builder_set_member_name (b, name);
+  if (isnan (value))
+    json_builder_add_string_value (b, "NaN");
+  else if (isinf (value))
+    json_builder_add_string_value (b, value > 0 ? "Infinity" : "-Infinity");
+  else
+    json_builder_add_double_value (b, value);
+}
+
+static void
+add_int (JsonBuilder *b,
+         const char  *name,
+         gint64       value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+add_string (JsonBuilder *b,
+            const char  *name,
+            const char  *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+build_side (JsonBuilder *b,
+            const char  *member,
+            const char  *path,
+            const char  *format,
+            guint64      size,
+            guint        n_tensors)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  add_string (b, "path", path);
+  add_string (b, "format", format);
+  add_int (b, "size", (gint64) size);
+  add_int (b, "tensors", n_tensors);
+  json_builder_end_object (b);
+}
+
+static void
+build_checks (JsonBuilder   *b,
+              TsAuditReport *self)
+{
+  GListModel *model = G_LIST_MODEL (self->checks);
+
+  json_builder_set_member_name (b, "checks");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(TsAuditCheck) check = g_list_model_get_item (model, i);
+
+      json_builder_begin_object (b);
+      add_string (b, "name", check->name);
+      add_string (b, "status", ts_audit_status_to_nick (check->status));
+      add_string (b, "detail", check->detail);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static char *
+format_bits (guint64 bits,
+             guint   width)
+{
+  return g_strdup_printf ("0x%0*" G_GINT64_MODIFIER "x", (int) (width / 4), bits);
+}
+
+static void
+build_first_mismatch (JsonBuilder *b,
+                      TsAuditPair *pair)
+{
+  json_builder_set_member_name (b, "first_mismatch");
+  if (pair->first_index == TS_AUDIT_NO_INDEX)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  add_int (b, "index", (gint64) pair->first_index);
+  json_builder_set_member_name (b, "coordinates");
+  json_builder_begin_array (b);
+  json_builder_add_int_value (b, (gint64) pair->first_row);
+  json_builder_add_int_value (b, (gint64) pair->first_col);
+  json_builder_end_array (b);
+  add_double (b, "source_value", pair->first_source);
+  add_double (b, "expected_value", pair->first_expected);
+  add_double (b, "actual_value", pair->first_actual);
+  if (pair->bits_width > 0)
+    {
+      g_autofree char *expected = format_bits (pair->first_expected_bits, pair->bits_width);
+      g_autofree char *actual = format_bits (pair->first_actual_bits, pair->bits_width);
+
+      add_string (b, "expected_bits", expected);
+      add_string (b, "actual_bits", actual);
+    }
+  json_builder_end_object (b);
+}
+
+static void
+build_pair (JsonBuilder *b,
+            TsAuditPair *pair)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "source");
+  json_builder_begin_array (b);
+  for (guint j = 0; pair->source_names[j]; j++)
+    json_builder_add_string_value (b, pair->source_names[j]);
+  json_builder_end_array (b);
+  add_string (b, "target", pair->target_name);
+  add_string (b, "transform", pair->transform);
+  add_string (b, "status", ts_audit_status_to_nick (pair->status));
+  add_string (b, "detail", pair->detail);
+  add_string (b, "source_dtype", pair->source_dtype);
+  add_string (b, "target_dtype", pair->target_dtype);
+  add_int (b, "n_values", (gint64) pair->n_values);
+  add_int (b, "n_mismatch", (gint64) pair->n_mismatch);
+  build_first_mismatch (b, pair);
+  json_builder_set_member_name (b, "lossy");
+  json_builder_add_boolean_value (b, pair->lossy);
+  add_int (b, "n_changed", (gint64) pair->n_changed);
+  add_double (b, "max_abs_error", pair->max_abs_error);
+  add_double (b, "max_rel_error", pair->max_rel_error);
+  json_builder_end_object (b);
+}
+
+static void
+build_pairs (JsonBuilder   *b,
+             TsAuditReport *self)
+{
+  GListModel *model = G_LIST_MODEL (self->pairs);
+
+  json_builder_set_member_name (b, "tensors");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(TsAuditPair) pair = g_list_model_get_item (model, i);
+
+      build_pair (b, pair);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+build_size (JsonBuilder   *b,
+            TsAuditReport *self)
+{
+  GListModel *model = G_LIST_MODEL (self->size_rows);
+
+  json_builder_set_member_name (b, "size");
+  json_builder_begin_object (b);
+  add_int (b, "source_bytes", (gint64) self->source_size);
+  add_int (b, "target_bytes", (gint64) self->target_size);
+  add_int (b, "delta", (gint64) (self->target_size - self->source_size));
+  json_builder_set_member_name (b, "rows");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(TsAuditSizeRow) row = g_list_model_get_item (model, i);
+
+      json_builder_begin_object (b);
+      add_string (b, "area", ts_audit_area_to_nick (row->area));
+      add_string (b, "section", row->section);
+      add_int (b, "source_bytes", (gint64) row->source_bytes);
+      add_int (b, "target_bytes", (gint64) row->target_bytes);
+      add_int (b, "delta", ts_audit_size_row_get_delta (row));
+      add_string (b, "explanation", row->explanation);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+count_pairs (TsAuditReport *self,
+             guint64       *n_values,
+             guint64       *n_mismatch,
+             guint         *n_failed)
+{
+  GListModel *model = G_LIST_MODEL (self->pairs);
+
+  *n_values = *n_mismatch = 0;
+  *n_failed = 0;
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(TsAuditPair) pair = g_list_model_get_item (model, i);
+
+      *n_values += pair->n_values;
+      *n_mismatch += pair->n_mismatch;
+      *n_failed += pair->status == TS_AUDIT_FAIL;
+    }
+}
+
+static void
+build_summary (JsonBuilder   *b,
+               TsAuditReport *self)
+{
+  guint64 n_values, n_mismatch;
+  guint n_failed;
+
+  count_pairs (self, &n_values, &n_mismatch, &n_failed);
+  json_builder_set_member_name (b, "summary");
+  json_builder_begin_object (b);
+  add_int (b, "tensor_pairs", g_list_model_get_n_items (G_LIST_MODEL (self->pairs)));
+  add_int (b, "failed_pairs", n_failed);
+  add_int (b, "values_compared", (gint64) n_values);
+  add_int (b, "values_mismatched", (gint64) n_mismatch);
+  add_int (b, "bytes_read", (gint64) self->bytes_read);
+  add_double (b, "elapsed_seconds", self->elapsed);
+  json_builder_end_object (b);
+}
+
+/**
+ * ts_audit_report_to_json:
+ *
+ * Returns: (transfer full): the report as documented in docs/audit-json.md
+ */
+JsonNode *
+ts_audit_report_to_json (TsAuditReport *self)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), NULL);
+
+  json_builder_begin_object (b);
+  add_string (b, "mode", ts_audit_mode_to_nick (self->mode));
+  json_builder_set_member_name (b, "passed");
+  json_builder_add_boolean_value (b, ts_audit_report_get_passed (self));
+  build_side (b, "source", self->source_name, self->source_format,
+              self->source_size, self->source_tensors);
+  build_side (b, "target", self->target_name, self->target_format,
+              self->target_size, self->target_tensors);
+  build_summary (b, self);
+  build_checks (b, self);
+  build_pairs (b, self);
+  build_size (b, self);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* ------------------------------------------------------------------- text */
+
+/* Digits grouped by commas whatever the locale, as SPEC.md writes sizes. */
+static char *
+group_digits (guint64  value,
+              gboolean sign,
+              gboolean negative)
+{
+  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, value);
+  GString *out = g_string_new (sign ? (negative ? "-" : "+") : "");
+  gsize len = strlen (digits);
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (i > 0 && (len - i) % 3 == 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, digits[i]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+_ts_audit_format_count (guint64 value)
+{
+  return group_digits (value, FALSE, FALSE);
+}
+
+char *
+_ts_audit_format_delta (gint64 value)
+{
+  return group_digits (value < 0 ? (guint64) -(value + 1) + 1 : (guint64) value, TRUE, value < 0);
+}
+
+static void
+text_checks (GString       *out,
+             TsAuditReport *self)
+{
+  GListModel *model = G_LIST_MODEL (self->checks);
+
+  g_string_append (out, "\nChecks\n");
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(TsAuditCheck) check = g_list_model_get_item (model, i);
+
+      g_string_append_printf (out, "  %-4s  %-40s %s\n",
+                              ts_audit_status_to_nick (check->status), check->name, check->detail);
+    }
+}
+
+static void
+text_pair_detail (GString     *out,
+                  TsAuditPair *pair)
+{
+  if (pair->detail != NULL && pair->status != TS_AUDIT_PASS)
+    g_string_append_printf (out, "          %s\n", pair->detail);
+  if (pair->first_index != TS_AUDIT_NO_INDEX)
+    {
+      g_autofree char *index = _ts_audit_format_count (pair->first_index);
+
+      g_string_append_printf (out, "          first mismatch at source index %s [%" G_GUINT64_FORMAT
+                              ", %" G_GUINT64_FORMAT "]: source %.9g, expected %.9g, found %.9g",
+                              index, pair->first_row, pair->first_col, pair->first_source,
+                              pair->first_expected, pair->first_actual);
+      if (pair->bits_width > 0)
+        {
+          g_autofree char *e = format_bits (pair->first_expected_bits, pair->bits_width);
+          g_autofree char *a = format_bits (pair->first_actual_bits, pair->bits_width);
+
+          g_string_append_printf (out, " (%s vs %s)", e, a);
+        }
+      g_string_append_c (out, '\n');
+    }
+  if (pair->lossy && pair->n_values > 0)
+    {
+      g_autofree char *changed = _ts_audit_format_count (pair->n_changed);
+
+      g_string_append_printf (out, "          lossy: %s values changed, max abs error %.3g, "
+                              "max rel error %.3g\n", changed, pair->max_abs_error,
+                              pair->max_rel_error);
+    }
+}
+
+static void
+text_pairs (GString       *out,
+            TsAuditReport *self)
+{
+  GListModel *model = G_LIST_MODEL (self->pairs);
+
+  g_string_append_printf (out, "\nTensors\n  %-4s  %-28s %-48s %-34s %12s %10s\n",
+                          "", "target", "source", "transform", "values", "mismatch");
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(TsAuditPair) pair = g_list_model_get_item (model, i);
+      g_autofree char *sources = g_strjoinv (", ", pair->source_names);
+      g_autofree char *values = _ts_audit_format_count (pair->n_values);
+      g_autofree char *mismatch = _ts_audit_format_count (pair->n_mismatch);
+
+      g_string_append_printf (out, "  %-4s  %-28s %-48s %-34s %12s %10s\n",
+                              ts_audit_status_to_nick (pair->status),
+                              pair->target_name ? pair->target_name : "—",
+                              sources[0] ? sources : "—", pair->transform, values, mismatch);
+      text_pair_detail (out, pair);
+    }
+}
+
+static void
+text_size_row (GString    *out,
+               const char *area,
+               const char *section,
+               guint64     source,
+               guint64     target,
+               const char *explanation)
+{
+  g_autofree char *s = _ts_audit_format_count (source);
+  g_autofree char *t = _ts_audit_format_count (target);
+  g_autofree char *d = _ts_audit_format_delta ((gint64) (target - source));
+
+  g_string_append_printf (out, "  %-12s %-24s %16s %16s %14s  %s\n",
+                          area, section, s, t, d, explanation);
+}
+
+static void
+text_size (GString       *out,
+           TsAuditReport *self)
+{
+  GListModel *model = G_LIST_MODEL (self->size_rows);
+
+  g_string_append_printf (out, "\nSize reconciliation\n  %-12s %-24s %16s %16s %14s  %s\n",
+                          "area", "section", "source", "target", "delta", "explanation");
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(TsAuditSizeRow) row = g_list_model_get_item (model, i);
+
+      text_size_row (out, ts_audit_area_to_nick (row->area), row->section,
+                     row->source_bytes, row->target_bytes, row->explanation);
+    }
+  text_size_row (out, "total", "file size", self->source_size, self->target_size,
+                 "target − source");
+}
+
+/**
+ * ts_audit_report_to_text:
+ *
+ * Returns: (transfer full): the human-readable report
+ */
+char *
+ts_audit_report_to_text (TsAuditReport *self)
+{
+  GString *out = g_string_new (NULL);
+  g_autofree char *source_size = NULL;
+  g_autofree char *target_size = NULL;
+  guint64 n_values, n_mismatch;
+  guint n_failed;
+
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), NULL);
+
+  source_size = _ts_audit_format_count (self->source_size);
+  target_size = _ts_audit_format_count (self->target_size);
+  count_pairs (self, &n_values, &n_mismatch, &n_failed);
+  g_string_append_printf (out, "Audit (%s)\n  source  %s (%s, %u tensors, %s bytes)\n"
+                          "  target  %s (%s, %u tensors, %s bytes)\n",
+                          ts_audit_mode_to_nick (self->mode),
+                          self->source_name, self->source_format, self->source_tensors, source_size,
+                          self->target_name, self->target_format, self->target_tensors, target_size);
+  text_checks (out, self);
+  text_pairs (out, self);
+  text_size (out, self);
+  if (ts_audit_report_get_passed (self))
+    g_string_append (out, "\nPASS: every learned value is preserved as its output type promises.\n");
+  else
+    g_string_append_printf (out, "\nFAIL: %u tensor pair(s) and/or checks failed; see above.\n",
+                            n_failed);
+  return g_string_free (out, FALSE);
+}

@@ -1,0 +1,1313 @@
+/* ts-audit.c: prove that a conversion kept every learned value (SPEC §5)
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Tensors are matched by role (the architecture's name mapping), never by
+ * position or file order, so a GGUF written by llama.cpp, with its own
+ * tensor order, extra keys or another alignment, audits the same as ours.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ts-audit-private.h"
+#include "ts-error.h"
+
+#define PROGRESS_INTERVAL_US (100 * G_TIME_SPAN_MILLISECOND)
+#define ROPE_FREQS_NAME "rope_freqs.weight"
+
+struct _TsAudit
+{
+  GObject         parent_instance;
+
+  GMutex          lock;
+  double          fraction;
+  char           *current;
+  GMainContext   *context;        /* where properties are notified, or NULL */
+  gboolean        idle_pending;
+  gint64          last_notify;
+  gint64          last_callback;
+  guint64         total_bytes;
+  TsAuditOptions  options;
+};
+
+G_DEFINE_FINAL_TYPE (TsAudit, ts_audit, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_FRACTION,
+  PROP_CURRENT_TENSOR,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+void
+ts_audit_options_init (TsAuditOptions *options)
+{
+  g_return_if_fail (options != NULL);
+  memset (options, 0, sizeof *options);
+}
+
+static void
+ts_audit_finalize (GObject *object)
+{
+  TsAudit *self = TS_AUDIT (object);
+
+  g_free (self->current);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_mutex_clear (&self->lock);
+  G_OBJECT_CLASS (ts_audit_parent_class)->finalize (object);
+}
+
+static void
+ts_audit_get_property (GObject    *object,
+                       guint       prop_id,
+                       GValue     *value,
+                       GParamSpec *pspec)
+{
+  TsAudit *self = TS_AUDIT (object);
+
+  switch (prop_id)
+    {
+    case PROP_FRACTION:
+      g_value_set_double (value, ts_audit_get_fraction (self));
+      break;
+    case PROP_CURRENT_TENSOR:
+      g_value_take_string (value, ts_audit_dup_current_tensor (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ts_audit_class_init (TsAuditClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = ts_audit_finalize;
+  object_class->get_property = ts_audit_get_property;
+
+  properties[PROP_FRACTION] =
+    g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CURRENT_TENSOR] =
+    g_param_spec_string ("current-tensor", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+ts_audit_init (TsAudit *self)
+{
+  g_mutex_init (&self->lock);
+}
+
+double
+ts_audit_get_fraction (TsAudit *self)
+{
+  double fraction;
+
+  g_return_val_if_fail (TS_IS_AUDIT (self), 0.0);
+
+  g_mutex_lock (&self->lock);
+  fraction = self->fraction;
+  g_mutex_unlock (&self->lock);
+  return fraction;
+}
+
+char *
+ts_audit_dup_current_tensor (TsAudit *self)
+{
+  char *current;
+
+  g_return_val_if_fail (TS_IS_AUDIT (self), NULL);
+
+  g_mutex_lock (&self->lock);
+  current = g_strdup (self->current);
+  g_mutex_unlock (&self->lock);
+  return current;
+}
+
+/* ------------------------------------------------------------ progress */
+
+static gboolean
+notify_progress_idle (gpointer data)
+{
+  TsAudit *self = data;
+
+  g_mutex_lock (&self->lock);
+  self->idle_pending = FALSE;
+  g_mutex_unlock (&self->lock);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRACTION]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CURRENT_TENSOR]);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_notify (TsAudit *self)
+{
+  g_autoptr(GSource) source = g_idle_source_new ();
+
+  g_source_set_callback (source, notify_progress_idle, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[tensorscope] audit progress");
+  g_source_attach (source, self->context);
+}
+
+/* Called by the comparison under its lock, so never concurrently. */
+static void
+set_progress (TsAudit    *self,
+              double      fraction,
+              const char *tensor,
+              gboolean    force)
+{
+  gint64 now = g_get_monotonic_time ();
+  gboolean notify = FALSE;
+
+  g_mutex_lock (&self->lock);
+  self->fraction = CLAMP (fraction, 0.0, 1.0);
+  if (g_strcmp0 (self->current, tensor) != 0)
+    {
+      g_free (self->current);
+      self->current = g_strdup (tensor);
+    }
+  if (self->context && !self->idle_pending && (force || now - self->last_notify >= PROGRESS_INTERVAL_US))
+    {
+      self->idle_pending = notify = TRUE;
+      self->last_notify = now;
+    }
+  g_mutex_unlock (&self->lock);
+
+  if (notify)
+    schedule_notify (self);
+  if (self->options.progress && (force || now - self->last_callback >= PROGRESS_INTERVAL_US))
+    {
+      self->last_callback = now;
+      self->options.progress (self->fraction, tensor, self->options.progress_data);
+    }
+}
+
+static void
+compare_progress (gpointer    data,
+                  guint64     bytes_done,
+                  const char *tensor)
+{
+  TsAudit *self = data;
+
+  set_progress (self, self->total_bytes ? (double) bytes_done / (double) self->total_bytes : 1.0,
+                tensor, FALSE);
+}
+
+/* ------------------------------------------------------------- the run */
+
+typedef struct
+{
+  char    *label;
+  guint    count;
+  guint64  source_bytes;
+  guint64  target_bytes;
+} SizeGroup;
+
+typedef struct
+{
+  TsAudit          *audit;
+  TsModelFile      *source;
+  TsModelFile      *target;
+  TsAuditReport    *report;
+  TsAuditMode       mode;
+  GFile            *dir;
+  TsHfConfig       *config;
+  const TsArch     *arch;
+  TsDType           out_type;       /* from general.file_type, or UNKNOWN */
+  GPtrArray        *jobs;           /* TsCompareJob */
+  GHashTable       *claimed;        /* target name → TsAuditPair */
+  GPtrArray        *groups;         /* SizeGroup, tensor-data rows */
+  SizeGroup         generated;
+  SizeGroup         extra;
+  SizeGroup         missing;
+  SizeGroup         dropped;
+  guint             n_source;
+  guint             n_matched;
+  guint             n_shape_fail;
+  guint             n_type_fail;
+  guint             n_permuted;
+  GString          *missing_list;
+  GString          *extra_list;
+  GString          *shape_list;
+  GString          *type_list;
+  TsAuditStatus     rope_status;
+  char             *rope_detail;    /* the rope-freqs check, once known */
+} AuditRun;
+
+static void
+size_group_free (gpointer data)
+{
+  SizeGroup *g = data;
+
+  g_free (g->label);
+  g_free (g);
+}
+
+static void
+audit_run_free (AuditRun *run)
+{
+  g_clear_object (&run->audit);
+  g_clear_object (&run->source);
+  g_clear_object (&run->target);
+  g_clear_object (&run->report);
+  g_clear_object (&run->dir);
+  g_clear_pointer (&run->config, ts_hf_config_free);
+  g_clear_pointer (&run->jobs, g_ptr_array_unref);
+  g_clear_pointer (&run->claimed, g_hash_table_unref);
+  g_clear_pointer (&run->groups, g_ptr_array_unref);
+  g_string_free (run->missing_list, TRUE);
+  g_string_free (run->extra_list, TRUE);
+  g_string_free (run->shape_list, TRUE);
+  g_string_free (run->type_list, TRUE);
+  g_free (run->rope_detail);
+  g_free (run);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AuditRun, audit_run_free)
+
+static AuditRun *
+audit_run_new (TsAudit     *audit,
+               TsModelFile *source,
+               TsModelFile *target)
+{
+  AuditRun *run = g_new0 (AuditRun, 1);
+
+  run->audit = g_object_ref (audit);
+  run->source = g_object_ref (source);
+  run->target = g_object_ref (target);
+  run->jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) _ts_compare_job_free);
+  run->claimed = g_hash_table_new (g_str_hash, g_str_equal);
+  run->groups = g_ptr_array_new_with_free_func (size_group_free);
+  run->missing_list = g_string_new (NULL);
+  run->extra_list = g_string_new (NULL);
+  run->shape_list = g_string_new (NULL);
+  run->type_list = g_string_new (NULL);
+  return run;
+}
+
+static void
+list_add (GString    *list,
+          guint       count,
+          const char *name)
+{
+  if (count < 8)
+    g_string_append_printf (list, "%s%s", list->len ? ", " : "", name);
+  else if (count == 8)
+    g_string_append (list, ", …");
+}
+
+static gboolean
+choose_mode (AuditRun  *run,
+             GError   **error)
+{
+  gboolean source_gguf = TS_IS_GGUF_FILE (run->source);
+  gboolean target_gguf = TS_IS_GGUF_FILE (run->target);
+
+  if (!source_gguf && target_gguf)
+    run->mode = TS_AUDIT_MODE_CONVERSION;
+  else if (source_gguf && target_gguf)
+    run->mode = TS_AUDIT_MODE_GGUF;
+  else if (!source_gguf && !target_gguf)
+    run->mode = TS_AUDIT_MODE_SAFETENSORS;
+  else
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "an audit compares a checkpoint with its GGUF conversion (source first), "
+                   "two GGUF files, or two Safetensors checkpoints");
+      return FALSE;
+    }
+  run->report = _ts_audit_report_new (run->mode, run->source, run->target);
+  return TRUE;
+}
+
+static TsDType
+file_type_to_dtype (guint64 file_type)
+{
+  switch (file_type)
+    {
+    case 0:
+      return TS_DTYPE_F32;
+    case 1:
+      return TS_DTYPE_F16;
+    case 7:
+      return TS_DTYPE_Q8_0;
+    case 32:
+      return TS_DTYPE_BF16;
+    default:
+      return TS_DTYPE_UNKNOWN;
+    }
+}
+
+/* The checkpoint folder holds config.json and the tokenizer files. */
+static gboolean
+load_conversion_inputs (AuditRun  *run,
+                        GError   **error)
+{
+  g_autoptr(TsFilePart) part = g_list_model_get_item (ts_model_file_get_parts (run->source), 0);
+  TsMetadataEntry *file_type;
+
+  if (part == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the source has no files");
+      return FALSE;
+    }
+  run->dir = g_file_get_parent (ts_file_part_get_file (part));
+  run->config = ts_hf_config_load (run->dir, error);
+  if (run->config == NULL)
+    return FALSE;
+  run->arch = ts_arch_for_config (run->config, error);
+  if (run->arch == NULL)
+    return FALSE;
+  file_type = ts_model_file_lookup_metadata (run->target, "general.file_type");
+  run->out_type = file_type ? file_type_to_dtype (ts_metadata_entry_get_uint64 (file_type))
+                            : TS_DTYPE_UNKNOWN;
+  return TRUE;
+}
+
+/* --------------------------------------------------------- size groups */
+
+static const char *
+tensor_class (const char *target_name,
+              TsTensor   *target)
+{
+  if (g_str_has_suffix (target_name, "_norm.weight"))
+    return "norm";
+  if (ts_tensor_get_n_dims (target) <= 1)
+    return "1-D";
+  return "matrix";
+}
+
+static void
+group_add (AuditRun *run,
+           TsTensor *source,
+           TsTensor *target,
+           const char *target_name)
+{
+  g_autofree char *key = g_strdup_printf ("%s|%s|%s", tensor_class (target_name, target),
+                                          ts_tensor_get_dtype_name (source),
+                                          ts_tensor_get_dtype_name (target));
+  SizeGroup *group = NULL;
+
+  for (guint i = 0; i < run->groups->len && group == NULL; i++)
+    if (g_str_equal (((SizeGroup *) g_ptr_array_index (run->groups, i))->label, key))
+      group = g_ptr_array_index (run->groups, i);
+  if (group == NULL)
+    {
+      group = g_new0 (SizeGroup, 1);
+      group->label = g_steal_pointer (&key);
+      g_ptr_array_add (run->groups, group);
+    }
+  group->count++;
+  group->source_bytes += ts_tensor_get_size (source);
+  group->target_bytes += ts_tensor_get_size (target);
+}
+
+static void
+group_count (SizeGroup *group,
+             guint64    source_bytes,
+             guint64    target_bytes)
+{
+  group->count++;
+  group->source_bytes += source_bytes;
+  group->target_bytes += target_bytes;
+}
+
+/* ------------------------------------------------------ tensor matching */
+
+static char *
+format_dims (const guint64 *dims,
+             guint          n_dims)
+{
+  GString *s = g_string_new ("[");
+
+  for (guint i = 0; i < n_dims; i++)
+    g_string_append_printf (s, "%s%" G_GUINT64_FORMAT, i ? ", " : "", dims[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+check_shape (AuditRun    *run,
+             TsAuditPair *pair,
+             TsTensor    *source,
+             TsTensor    *target)
+{
+  guint64 sdims[TS_MAX_DIMS], tdims[TS_MAX_DIMS];
+  guint n = ts_tensor_get_n_dims (source);
+  g_autofree char *s = NULL;
+  g_autofree char *t = NULL;
+  const guint64 *stated = ts_tensor_get_shape (target);
+
+  ts_tensor_get_row_major_shape (source, sdims);
+  ts_tensor_get_row_major_shape (target, tdims);
+  if (n == ts_tensor_get_n_dims (target) && memcmp (sdims, tdims, n * sizeof (guint64)) == 0)
+    return TRUE;
+  s = format_dims (sdims, n);
+  t = format_dims (stated, ts_tensor_get_n_dims (target));
+  if (TS_IS_GGUF_FILE (run->target) && !TS_IS_GGUF_FILE (run->source) &&
+      n == ts_tensor_get_n_dims (target) && n > 1 && memcmp (sdims, stated, n * sizeof (guint64)) == 0)
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "shape %s is stated in source order; GGUF dims "
+                               "must be reversed (fastest-varying first)", s);
+  else
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "shapes differ: source %s, target %s", s, t);
+  list_add (run->shape_list, run->n_shape_fail++, ts_tensor_get_name (target));
+  return FALSE;
+}
+
+/* The type the converter writes for this tensor (SPEC §7). */
+static void
+check_type (AuditRun    *run,
+            TsAuditPair *pair,
+            TsTensor    *source,
+            TsTensor    *target)
+{
+  const char *name = ts_tensor_get_name (target);
+  guint64 dims[TS_MAX_DIMS];
+  guint n_dims = ts_tensor_get_n_dims (source);
+  TsDType want;
+
+  if (run->mode != TS_AUDIT_MODE_CONVERSION)
+    return;
+  ts_tensor_get_row_major_shape (source, dims);
+  if (ts_arch_keeps_f32 (run->arch, name, n_dims))
+    want = TS_DTYPE_F32;
+  else if (run->out_type == TS_DTYPE_Q8_0 && n_dims > 0 && dims[n_dims - 1] % TS_Q8_0_BLOCK != 0)
+    want = TS_DTYPE_F16;
+  else
+    want = run->out_type;
+  if (want == TS_DTYPE_UNKNOWN || want == ts_tensor_get_dtype (target))
+    return;
+  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "stored as %s, but the converter stores this "
+                             "tensor as %s", ts_tensor_get_dtype_name (target), ts_dtype_get_name (want));
+  list_add (run->type_list, run->n_type_fail++, name);
+}
+
+static char *
+describe_transform (TsTensor  *source,
+                    TsTensor  *target,
+                    TsPermute  permute,
+                    guint      heads)
+{
+  const char *s = ts_tensor_get_dtype_name (source);
+  const char *t = ts_tensor_get_dtype_name (target);
+
+  if (permute != TS_PERMUTE_NONE)
+    return g_strdup_printf ("permute-%s(%u heads), %s→%s", permute == TS_PERMUTE_Q ? "q" : "k",
+                            heads, s, t);
+  return g_strdup_printf ("%s→%s", s, t);
+}
+
+static void
+pair_up (AuditRun    *run,
+         TsAuditPair *pair,
+         TsTensor    *source,
+         TsTensor    *target,
+         TsPermute    permute)
+{
+  guint heads = permute != TS_PERMUTE_NONE ? ts_arch_permute_heads (run->config, permute) : 0;
+  g_autofree char *detail = NULL;
+  TsCompareJob *job;
+
+  g_hash_table_insert (run->claimed, (gpointer) ts_tensor_get_name (target), pair);
+  run->n_matched++;
+  run->n_permuted += heads > 0;
+  g_free (pair->transform);
+  pair->transform = describe_transform (source, target, permute, heads);
+  pair->target_dtype = g_strdup (ts_tensor_get_dtype_name (target));
+  group_add (run, source, target, ts_tensor_get_name (target));
+  check_type (run, pair, source, target);
+  if (!check_shape (run, pair, source, target))
+    return;
+  job = _ts_compare_job_new (pair, source, target, heads, &detail);
+  if (job == NULL)
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "values not compared: %s", detail);
+  else
+    g_ptr_array_add (run->jobs, job);
+}
+
+static void
+match_missing (AuditRun    *run,
+               TsAuditPair *pair,
+               TsTensor    *source,
+               const char  *target_name)
+{
+  list_add (run->missing_list, run->missing.count, ts_tensor_get_name (source));
+  group_count (&run->missing, ts_tensor_get_size (source), 0);
+  g_free (pair->transform);
+  pair->transform = g_strdup ("unmatched");
+  if (target_name == NULL && run->arch != NULL)
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the %s architecture has no GGUF name for "
+                               "this tensor", ts_arch_get_name (run->arch));
+  else if (target_name == NULL)
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "no counterpart");
+  else if (g_hash_table_contains (run->claimed, target_name))
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "%s is already the counterpart of another "
+                               "source tensor", target_name);
+  else
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the target has no %s", target_name);
+}
+
+static void
+match_one (AuditRun *run,
+           TsTensor *source)
+{
+  const char *name = ts_tensor_get_name (source);
+  g_autofree char *target_name = NULL;
+  g_autoptr(TsAuditPair) pair = NULL;
+  TsPermute permute = TS_PERMUTE_NONE;
+  gboolean dropped = FALSE;
+  TsTensor *target = NULL;
+
+  if (run->mode == TS_AUDIT_MODE_CONVERSION)
+    target_name = ts_arch_map_tensor (run->arch, name, &permute, &dropped);
+  else
+    target_name = g_strdup (name);
+  pair = _ts_audit_pair_new (name, target_name);
+  pair->source_dtype = g_strdup (ts_tensor_get_dtype_name (source));
+  if (target_name != NULL && !g_hash_table_contains (run->claimed, target_name))
+    target = ts_model_file_lookup_tensor (run->target, target_name);
+
+  if (dropped)
+    {
+      g_free (pair->transform);
+      pair->transform = g_strdup ("dropped by the converter");
+      group_count (&run->dropped, ts_tensor_get_size (source), 0);
+    }
+  else if (target != NULL)
+    pair_up (run, pair, source, target, permute);
+  else
+    {
+      g_clear_pointer (&pair->target_name, g_free);
+      match_missing (run, pair, source, target_name);
+    }
+  _ts_audit_report_add_pair (run->report, pair);
+}
+
+static void
+match_tensors (AuditRun *run)
+{
+  GListModel *tensors = ts_model_file_get_tensors (run->source);
+
+  run->n_source = g_list_model_get_n_items (tensors);
+  for (guint i = 0; i < run->n_source; i++)
+    {
+      g_autoptr(TsTensor) source = g_list_model_get_item (tensors, i);
+
+      match_one (run, source);
+    }
+}
+
+/* ------------------------------------------------- generated and extra */
+
+static void diagnose_single (TsAuditPair *pair);
+
+static void
+compare_rope_freqs (TsAuditPair *pair,
+                    TsTensor    *target,
+                    const float *want,
+                    guint        n)
+{
+  const guint8 *data = ts_tensor_get_data (target);
+
+  pair->n_values = n;
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 found;
+
+      memcpy (&found, data + 4 * i, 4);
+      found = GUINT32_FROM_LE (found);
+      if (found == ts_f32_bits (want[i]))
+        continue;
+      if (pair->n_mismatch++ > 0)
+        continue;
+      pair->first_index = pair->first_col = i;
+      pair->first_source = pair->first_expected = want[i];
+      pair->first_actual = ts_f32_from_bits (found);
+      pair->first_expected_bits = ts_f32_bits (want[i]);
+      pair->first_actual_bits = found;
+      pair->bits_width = 32;
+    }
+}
+
+static void
+check_rope_freqs (AuditRun *run)
+{
+  TsTensor *target = ts_model_file_lookup_tensor (run->target, ROPE_FREQS_NAME);
+  g_autoptr(TsAuditPair) pair = _ts_audit_pair_new (NULL, ROPE_FREQS_NAME);
+  g_autofree float *want = NULL;
+  guint n = 0;
+
+  if (run->mode != TS_AUDIT_MODE_CONVERSION || !ts_hf_config_has_rope_freqs (run->config))
+    return;
+  want = ts_hf_config_compute_rope_freqs (run->config, &n);
+  g_free (pair->transform);
+  pair->transform = g_strdup ("generated from config.json (llama3 rope scaling)");
+  pair->source_dtype = g_strdup ("F32");
+  if (target == NULL)
+    {
+      run->rope_status = TS_AUDIT_FAIL;
+      run->rope_detail = g_strdup ("config.json asks for llama3 rope scaling, but the target has no "
+                                   ROPE_FREQS_NAME);
+      return;
+    }
+  g_hash_table_insert (run->claimed, (gpointer) ts_tensor_get_name (target), pair);
+  group_count (&run->generated, 0, ts_tensor_get_size (target));
+  pair->target_dtype = g_strdup (ts_tensor_get_dtype_name (target));
+  if (ts_tensor_get_dtype (target) != TS_DTYPE_F32 || ts_tensor_get_n_elements (target) != n)
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "expected %u F32 values, found %" G_GUINT64_FORMAT
+                               " %s values", n, ts_tensor_get_n_elements (target),
+                               ts_tensor_get_dtype_name (target));
+  else
+    compare_rope_freqs (pair, target, want, n);
+  if (pair->n_mismatch > 0)
+    {
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "%" G_GUINT64_FORMAT " of %u values differ "
+                                 "from the ones recomputed from config.json", pair->n_mismatch, n);
+      diagnose_single (pair);
+    }
+  run->rope_status = pair->status;
+  run->rope_detail = g_strdup_printf ("%s: %u values recomputed from config.json (base %g, "
+                                      "factor %g), %s", ROPE_FREQS_NAME, n,
+                                      run->config->rope_theta, run->config->rope_factor,
+                                      pair->status == TS_AUDIT_PASS ? "bit-exact" : pair->detail);
+  _ts_audit_report_add_pair (run->report, pair);
+}
+
+static void
+find_extra (AuditRun *run)
+{
+  GListModel *tensors = ts_model_file_get_tensors (run->target);
+
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsTensor) target = g_list_model_get_item (tensors, i);
+      g_autoptr(TsAuditPair) pair = NULL;
+
+      if (g_hash_table_contains (run->claimed, ts_tensor_get_name (target)))
+        continue;
+      pair = _ts_audit_pair_new (NULL, ts_tensor_get_name (target));
+      g_free (pair->transform);
+      pair->transform = g_strdup ("extra");
+      pair->target_dtype = g_strdup (ts_tensor_get_dtype_name (target));
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "no source tensor has this role");
+      list_add (run->extra_list, run->extra.count, ts_tensor_get_name (target));
+      group_count (&run->extra, 0, ts_tensor_get_size (target));
+      _ts_audit_report_add_pair (run->report, pair);
+    }
+}
+
+/* ----------------------------------------------------------- diagnosis */
+
+static gboolean
+diagnose_permutation (TsCompareJob *job,
+                      TsAuditPair  *pair)
+{
+  guint heads = _ts_compare_job_get_permute_heads (job);
+  guint64 rows = _ts_compare_job_get_n_rows (job);
+  TsTensor *source = _ts_compare_job_get_source (job);
+
+  if (heads == 0)
+    return FALSE;
+  if (_ts_compare_job_matches_variant (job, source, 0, FALSE))
+    {
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the values are the source rows without "
+                                 "the Q/K permutation: the permutation was not applied");
+      return TRUE;
+    }
+  for (guint h = 1; h <= MIN (rows, 4096); h++)
+    if (h != heads && rows % h == 0 && (rows / h) % 2 == 0 &&
+        _ts_compare_job_matches_variant (job, source, h, FALSE))
+      {
+        _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the values are the source permuted with "
+                                   "%u heads instead of %u: wrong head count", h, heads);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+diagnose_swap (AuditRun     *run,
+               TsCompareJob *job,
+               TsAuditPair  *pair)
+{
+  GListModel *tensors = ts_model_file_get_tensors (run->source);
+  TsTensor *source = _ts_compare_job_get_source (job);
+  guint tried = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (tensors) && tried < 256; i++)
+    {
+      g_autoptr(TsTensor) other = g_list_model_get_item (tensors, i);
+      guint64 a[TS_MAX_DIMS], b[TS_MAX_DIMS];
+
+      if (other == source || ts_tensor_get_n_dims (other) != ts_tensor_get_n_dims (source) ||
+          ts_tensor_get_dtype (other) != ts_tensor_get_dtype (source))
+        continue;
+      ts_tensor_get_row_major_shape (other, a);
+      ts_tensor_get_row_major_shape (source, b);
+      if (memcmp (a, b, ts_tensor_get_n_dims (source) * sizeof (guint64)) != 0)
+        continue;
+      tried++;
+      if (_ts_compare_job_matches_variant (job, other, _ts_compare_job_get_permute_heads (job), FALSE) ||
+          _ts_compare_job_matches_variant (job, other, 0, FALSE))
+        {
+          _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the values are those of %s: tensors "
+                                     "swapped or misnamed", ts_tensor_get_name (other));
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+diagnose_single (TsAuditPair *pair)
+{
+  guint64 x = pair->first_expected_bits ^ pair->first_actual_bits;
+
+  if (pair->n_mismatch == 1 && pair->bits_width > 0 && x != 0 && (x & (x - 1)) == 0)
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "one value differs by one flipped bit "
+                               "(bit %d of %u)", g_bit_nth_lsf (x, -1), pair->bits_width);
+}
+
+static void
+diagnose (AuditRun     *run,
+          TsCompareJob *job,
+          TsAuditPair  *pair)
+{
+  TsTensor *source = _ts_compare_job_get_source (job);
+
+  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                             " values differ from the source as the %s type promises",
+                             pair->n_mismatch, pair->n_values, pair->target_dtype);
+  if (diagnose_permutation (job, pair))
+    return;
+  if (ts_tensor_get_dtype (source) != TS_DTYPE_BF16 &&
+      _ts_compare_job_matches_variant (job, source, _ts_compare_job_get_permute_heads (job), TRUE))
+    {
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the values are the source rounded to "
+                                 "BF16: precision lost");
+      return;
+    }
+  if (pair->n_mismatch > 1 && diagnose_swap (run, job, pair))
+    return;
+  diagnose_single (pair);
+}
+
+static void
+evaluate_jobs (AuditRun *run)
+{
+  for (guint i = 0; i < run->jobs->len; i++)
+    {
+      TsCompareJob *job = g_ptr_array_index (run->jobs, i);
+      TsTensor *target = _ts_compare_job_get_target (job);
+      TsAuditPair *pair = g_hash_table_lookup (run->claimed, ts_tensor_get_name (target));
+
+      if (pair->n_mismatch > 0)
+        diagnose (run, job, pair);
+    }
+}
+
+/* -------------------------------------------------------------- checks */
+
+static void
+add_matching_checks (AuditRun *run)
+{
+  guint expected = run->n_source - run->dropped.count;
+
+  if (run->missing.count == 0)
+    _ts_audit_report_add_check (run->report, "tensor-mapping", TS_AUDIT_PASS,
+                                "%u / %u source tensors matched by role%s", run->n_matched, expected,
+                                run->dropped.count ? " (the converter drops the others)" : "");
+  else
+    _ts_audit_report_add_check (run->report, "tensor-mapping", TS_AUDIT_FAIL,
+                                "%u / %u source tensors matched by role; no counterpart for %s",
+                                run->n_matched, expected, run->missing_list->str);
+  if (run->extra.count == 0)
+    _ts_audit_report_add_check (run->report, "extra-tensors", TS_AUDIT_PASS,
+                                "every target tensor has a source%s",
+                                run->generated.count ? " or is generated" : "");
+  else
+    _ts_audit_report_add_check (run->report, "extra-tensors", TS_AUDIT_FAIL,
+                                "%u target tensor(s) have no source: %s", run->extra.count,
+                                run->extra_list->str);
+  if (run->n_shape_fail > 0)
+    _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_FAIL, "%u shape(s) disagree: %s",
+                                run->n_shape_fail, run->shape_list->str);
+  else
+    _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_PASS, "all shapes agree%s",
+                                run->mode == TS_AUDIT_MODE_CONVERSION
+                                ? " under the reversed-dimension convention" : "");
+}
+
+static void
+add_type_check (AuditRun *run)
+{
+  if (run->mode != TS_AUDIT_MODE_CONVERSION)
+    return;
+  if (run->out_type == TS_DTYPE_UNKNOWN)
+    _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_WARN,
+                                "general.file_type is missing or not F32/F16/BF16/Q8_0: only the "
+                                "F32 rule for norms and 1-D tensors was checked");
+  if (run->n_type_fail > 0)
+    _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_FAIL,
+                                "%u tensor(s) not stored in the type the converter writes: %s",
+                                run->n_type_fail, run->type_list->str);
+  else if (run->out_type != TS_DTYPE_UNKNOWN)
+    _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_PASS,
+                                "norms and 1-D tensors F32, the others %s (general.file_type)",
+                                ts_dtype_get_name (run->out_type));
+}
+
+static void
+count_value_results (AuditRun *run,
+                     guint    *n_failed,
+                     guint    *n_perm_failed,
+                     guint64  *n_values,
+                     GString  *failed)
+{
+  for (guint i = 0; i < run->jobs->len; i++)
+    {
+      TsCompareJob *job = g_ptr_array_index (run->jobs, i);
+      TsAuditPair *pair = g_hash_table_lookup (run->claimed,
+                                               ts_tensor_get_name (_ts_compare_job_get_target (job)));
+
+      *n_values += pair->n_values;
+      if (pair->n_mismatch == 0)
+        continue;
+      list_add (failed, (*n_failed)++, pair->target_name);
+      *n_perm_failed += _ts_compare_job_get_permute_heads (job) > 0;
+    }
+}
+
+static void
+add_lossy_check (AuditRun *run)
+{
+  guint64 n_changed = 0, n_values = 0;
+  double max_abs = 0, max_rel = 0;
+  guint n_lossy = 0;
+
+  for (guint i = 0; i < run->jobs->len; i++)
+    {
+      TsCompareJob *job = g_ptr_array_index (run->jobs, i);
+      TsAuditPair *pair = g_hash_table_lookup (run->claimed,
+                                               ts_tensor_get_name (_ts_compare_job_get_target (job)));
+
+      if (!pair->lossy)
+        continue;
+      n_lossy++;
+      n_values += pair->n_values;
+      n_changed += pair->n_changed;
+      max_abs = MAX (max_abs, pair->max_abs_error);
+      max_rel = MAX (max_rel, pair->max_rel_error);
+    }
+  if (n_lossy > 0)
+    _ts_audit_report_add_check (run->report, "lossy-rounding", TS_AUDIT_PASS,
+                                "%u tensor(s) in a type that rounds: %" G_GUINT64_FORMAT " of %"
+                                G_GUINT64_FORMAT " values changed, max abs error %.3g, max rel "
+                                "error %.3g (the rounding itself is checked exactly)",
+                                n_lossy, n_changed, n_values, max_abs, max_rel);
+}
+
+static void
+add_value_checks (AuditRun *run)
+{
+  g_autoptr(GString) failed = g_string_new (NULL);
+  guint n_failed = 0, n_perm_failed = 0;
+  guint64 n_values = 0;
+
+  count_value_results (run, &n_failed, &n_perm_failed, &n_values, failed);
+  if (run->n_permuted > 0)
+    _ts_audit_report_add_check (run->report, "permutation",
+                                n_perm_failed ? TS_AUDIT_FAIL : TS_AUDIT_PASS,
+                                "%u Q/K tensor(s) compared through the row permutation "
+                                "(%u query heads, %u key/value heads)%s", run->n_permuted,
+                                run->config->n_heads, run->config->n_kv_heads,
+                                n_perm_failed ? "; some do not match, see the tensors" : "");
+  if (n_failed == 0)
+    {
+      g_autofree char *count = _ts_audit_format_count (n_values);
+
+      _ts_audit_report_add_check (run->report, "values", TS_AUDIT_PASS,
+                                  "all %s values of %u tensor(s) are exactly what their output "
+                                  "type promises", count, run->jobs->len);
+    }
+  else
+    _ts_audit_report_add_check (run->report, "values", TS_AUDIT_FAIL,
+                                "%u tensor(s) hold values other than promised: %s",
+                                n_failed, failed->str);
+  add_lossy_check (run);
+  if (run->rope_detail != NULL)
+    _ts_audit_report_add_check (run->report, "rope-freqs", run->rope_status, "%s", run->rope_detail);
+}
+
+/* ---------------------------------------------------- size reconciliation */
+
+typedef struct
+{
+  guint64 header;
+  guint64 tokenizer;
+  guint64 metadata;
+  guint64 descriptors;
+  guint64 padding;
+  guint64 unexplained;
+  guint64 data;
+  guint64 tensors;
+} Layout;
+
+static void
+measure_regions (TsModelFile *model,
+                 Layout      *l)
+{
+  GListModel *parts = ts_model_file_get_parts (model);
+
+  for (guint i = 0; i < g_list_model_get_n_items (parts); i++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (parts, i);
+      GListModel *regions = ts_file_part_get_regions (part);
+
+      for (guint j = 0; j < g_list_model_get_n_items (regions); j++)
+        {
+          g_autoptr(TsRegion) r = g_list_model_get_item (regions, j);
+          guint64 len = ts_region_get_length (r);
+
+          switch (ts_region_get_kind (r))
+            {
+            case TS_REGION_LENGTH_PREFIX:
+            case TS_REGION_FIXED_HEADER:
+              l->header += len;
+              break;
+            case TS_REGION_METADATA:
+              l->metadata += len;
+              break;
+            case TS_REGION_JSON_HEADER:
+            case TS_REGION_TENSOR_INFO:
+              l->descriptors += len;
+              break;
+            case TS_REGION_PADDING:
+              l->padding += len;
+              break;
+            case TS_REGION_TENSOR_DATA:
+              l->data += len;
+              break;
+            case TS_REGION_UNEXPLAINED:
+            case TS_REGION_N_KINDS:
+            default:
+              l->unexplained += len;
+              break;
+            }
+        }
+    }
+}
+
+static void
+measure (TsModelFile *model,
+         Layout      *l)
+{
+  GListModel *metadata = ts_model_file_get_metadata (model);
+  GListModel *tensors = ts_model_file_get_tensors (model);
+
+  memset (l, 0, sizeof *l);
+  measure_regions (model, l);
+  if (TS_IS_GGUF_FILE (model))
+    for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
+      {
+        g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
+
+        if (g_str_has_prefix (ts_metadata_entry_get_key (e), "tokenizer."))
+          l->tokenizer += ts_metadata_entry_get_length (e);
+      }
+  l->tokenizer = MIN (l->tokenizer, l->metadata);
+  l->metadata -= l->tokenizer;
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
+
+      l->tensors += ts_tensor_get_size (t);
+    }
+}
+
+static void
+add_before_rows (TsAuditReport *report,
+                 const Layout  *s,
+                 const Layout  *t)
+{
+  TsAuditArea area = TS_AUDIT_AREA_BEFORE_DATA;
+
+  _ts_audit_report_add_size_row (report, area, "header", s->header, t->header,
+                                 "Safetensors 8-byte length prefixes; GGUF magic, version and counts");
+  _ts_audit_report_add_size_row (report, area, "tokenizer metadata", s->tokenizer, t->tokenizer,
+                                 "tokenizer.* keys: vocabulary, token types, merges, special ids, "
+                                 "chat template");
+  _ts_audit_report_add_size_row (report, area, "other metadata", s->metadata, t->metadata,
+                                 "general.* and architecture keys");
+  _ts_audit_report_add_size_row (report, area, "descriptors", s->descriptors, t->descriptors,
+                                 "tensor descriptors (Safetensors: the JSON headers with "
+                                 "__metadata__ and space padding)");
+  _ts_audit_report_add_size_row (report, area, "padding", s->padding, t->padding,
+                                 "zero padding up to the aligned start of the data");
+  if (s->unexplained || t->unexplained)
+    _ts_audit_report_add_size_row (report, area, "unexplained", s->unexplained, t->unexplained,
+                                   "bytes no format rule accounts for");
+}
+
+static void
+add_group_row (TsAuditReport *report,
+               SizeGroup     *g,
+               const char    *section,
+               const char    *what)
+{
+  g_autofree char *explanation = NULL;
+
+  if (g->count == 0)
+    return;
+  explanation = g_strdup_printf ("%u %s", g->count, what);
+  _ts_audit_report_add_size_row (report, TS_AUDIT_AREA_TENSOR_DATA, section,
+                                 g->source_bytes, g->target_bytes, explanation);
+}
+
+static void
+add_type_group_rows (AuditRun *run)
+{
+  for (guint i = 0; i < run->groups->len; i++)
+    {
+      SizeGroup *g = g_ptr_array_index (run->groups, i);
+      g_auto(GStrv) parts = g_strsplit (g->label, "|", 3);
+      g_autofree char *section = g_strdup_printf ("%s %s→%s", parts[0], parts[1], parts[2]);
+      g_autofree char *what = g_strdup_printf ("%s tensor%s %s→%s", parts[0],
+                                               g->count == 1 ? "" : "s", parts[1], parts[2]);
+
+      add_group_row (run->report, g, section, what);
+    }
+}
+
+static gint64
+sum_deltas (TsAuditReport *report,
+            TsAuditArea    area,
+            gboolean       all)
+{
+  GListModel *rows = ts_audit_report_get_size_rows (report);
+  gint64 sum = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(TsAuditSizeRow) row = g_list_model_get_item (rows, i);
+
+      if (all || ts_audit_size_row_get_area (row) == area)
+        sum += ts_audit_size_row_get_delta (row);
+    }
+  return sum;
+}
+
+static void
+add_size_check (AuditRun *run)
+{
+  gint64 total = (gint64) (ts_model_file_get_total_size (run->target) -
+                           ts_model_file_get_total_size (run->source));
+  gint64 sum = sum_deltas (run->report, 0, TRUE);
+  gint64 before = sum_deltas (run->report, TS_AUDIT_AREA_BEFORE_DATA, FALSE);
+  gint64 data = sum_deltas (run->report, TS_AUDIT_AREA_TENSOR_DATA, FALSE);
+
+  g_autofree char *t = _ts_audit_format_delta (total);
+  g_autofree char *b = _ts_audit_format_delta (before);
+  g_autofree char *d = _ts_audit_format_delta (data);
+  g_autofree char *s = _ts_audit_format_delta (sum);
+
+  if (sum == total)
+    _ts_audit_report_add_check (run->report, "size-reconciliation", TS_AUDIT_PASS,
+                                "%s bytes = %s before the data, %s tensor data; every byte "
+                                "accounted for", t, b, d);
+  else
+    _ts_audit_report_add_check (run->report, "size-reconciliation", TS_AUDIT_FAIL,
+                                "the rows sum to %s bytes, but the sizes differ by %s", s, t);
+}
+
+static void
+reconcile_sizes (AuditRun *run)
+{
+  Layout s, t;
+
+  measure (run->source, &s);
+  measure (run->target, &t);
+  add_before_rows (run->report, &s, &t);
+  add_type_group_rows (run);
+  add_group_row (run->report, &run->generated, "generated",
+                 "generated tensor(s), recomputed from config.json");
+  add_group_row (run->report, &run->dropped, "dropped", "source tensor(s) the converter drops");
+  add_group_row (run->report, &run->missing, "missing", "source tensor(s) without a counterpart");
+  add_group_row (run->report, &run->extra, "extra", "target tensor(s) without a source");
+  _ts_audit_report_add_size_row (run->report, TS_AUDIT_AREA_TENSOR_DATA, "alignment padding",
+                                 s.data - s.tensors, t.data - t.tensors,
+                                 "zero padding after each tensor up to the alignment");
+  add_size_check (run);
+}
+
+/* ------------------------------------------------------------- driver */
+
+static guint64
+total_bytes (GPtrArray *jobs)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < jobs->len; i++)
+    total += _ts_compare_job_get_bytes (g_ptr_array_index (jobs, i));
+  return total;
+}
+
+static gboolean
+compare_values (AuditRun      *run,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  guint n_jobs = run->audit->options.n_jobs;
+  gint64 start = g_get_monotonic_time ();
+
+  if (n_jobs == 0)
+    n_jobs = g_get_num_processors ();
+  run->audit->total_bytes = total_bytes (run->jobs);
+  if (!_ts_compare_run (run->jobs, n_jobs, compare_progress, run->audit, cancellable, error))
+    return FALSE;
+  _ts_audit_report_set_timing (run->report, (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC,
+                               run->audit->total_bytes);
+  set_progress (run->audit, 1.0, NULL, TRUE);
+  return TRUE;
+}
+
+static TsAuditReport *
+audit_execute (AuditRun      *run,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  if (!choose_mode (run, error))
+    return NULL;
+  if (run->mode == TS_AUDIT_MODE_CONVERSION && !load_conversion_inputs (run, error))
+    return NULL;
+  match_tensors (run);
+  check_rope_freqs (run);
+  find_extra (run);
+  if (!compare_values (run, cancellable, error))
+    return NULL;
+  evaluate_jobs (run);
+  add_matching_checks (run);
+  add_type_check (run);
+  add_value_checks (run);
+  if (run->mode == TS_AUDIT_MODE_CONVERSION)
+    _ts_audit_check_metadata (run->report, run->dir, run->config, run->arch, run->target);
+  else
+    _ts_audit_compare_metadata (run->report, run->source, run->target);
+  reconcile_sizes (run);
+  return g_object_ref (run->report);
+}
+
+static TsAudit *
+ts_audit_new (const TsAuditOptions *options)
+{
+  TsAudit *self = g_object_new (TS_TYPE_AUDIT, NULL);
+
+  if (options != NULL)
+    self->options = *options;
+  return self;
+}
+
+/**
+ * ts_audit_run:
+ * @source: a checkpoint or GGUF file
+ * @target: its conversion, or the file to compare it with
+ * @options: (nullable): options, or %NULL for the defaults
+ *
+ * Audits synchronously, on the calling thread and `n_jobs - 1` helpers.
+ *
+ * Returns: (transfer full): the report, or %NULL with @error set if the
+ *   audit could not run (the report says whether the conversion passed)
+ */
+TsAuditReport *
+ts_audit_run (TsModelFile           *source,
+              TsModelFile           *target,
+              const TsAuditOptions  *options,
+              GCancellable          *cancellable,
+              GError               **error)
+{
+  g_autoptr(TsAudit) audit = NULL;
+  g_autoptr(AuditRun) run = NULL;
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (source), NULL);
+  g_return_val_if_fail (TS_IS_MODEL_FILE (target), NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (!error || !*error, NULL);
+
+  audit = ts_audit_new (options);
+  run = audit_run_new (audit, source, target);
+  return audit_execute (run, cancellable, error);
+}
+
+static void
+ts_audit_run_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  AuditRun *run = task_data;
+  GError *error = NULL;
+  TsAuditReport *report = audit_execute (run, cancellable, &error);
+
+  if (report == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, report, g_object_unref);
+}
+
+/**
+ * ts_audit_run_async:
+ *
+ * Audits on a worker thread. Progress is told through @options' callback
+ * (on a worker thread) and through the returned object's properties (in
+ * the thread-default main context of the caller).
+ *
+ * Returns: (transfer none): the running audit; it stays alive at least
+ *   until @callback runs
+ */
+TsAudit *
+ts_audit_run_async (TsModelFile           *source,
+                    TsModelFile           *target,
+                    const TsAuditOptions  *options,
+                    GCancellable          *cancellable,
+                    GAsyncReadyCallback    callback,
+                    gpointer               user_data)
+{
+  g_autoptr(TsAudit) audit = NULL;
+  g_autoptr(GTask) task = NULL;
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (source), NULL);
+  g_return_val_if_fail (TS_IS_MODEL_FILE (target), NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
+
+  audit = ts_audit_new (options);
+  audit->context = g_main_context_ref_thread_default ();
+  task = g_task_new (audit, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ts_audit_run_async);
+  g_task_set_task_data (task, audit_run_new (audit, source, target), (GDestroyNotify) audit_run_free);
+  g_task_run_in_thread (task, ts_audit_run_thread);
+  return audit;
+}
+
+/**
+ * ts_audit_run_finish:
+ *
+ * Returns: (transfer full): the report, or %NULL with @error set
+ */
+TsAuditReport *
+ts_audit_run_finish (GAsyncResult  *result,
+                     GError       **error)
+{
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, g_task_get_source_object (G_TASK (result))), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == ts_audit_run_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

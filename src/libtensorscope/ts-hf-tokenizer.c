@@ -1,0 +1,1598 @@
+/* ts-hf-tokenizer.c: tokenizer.* keys of a byte-level BPE (Llama 3) tokenizer
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What llama.cpp's converter writes for a Hugging Face tokenizer.json that
+ * is byte-level BPE: LlamaModel.set_vocab() (add_space_prefix), then
+ * TextModel._set_vocab_gpt2() (model, pre, tokens, token types from
+ * get_vocab_base()) and gguf-py's SpecialVocab (merges, special token ids,
+ * add_* flags, chat template). Values are checked where the Python code
+ * would fail on a wrong type; those failures are errors naming the file and
+ * the field here.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ts-hf-tokenizer.h"
+
+#define MAX_JSON_SIZE (256 * 1024 * 1024)
+
+/* gguf.TokenType */
+enum
+{
+  TOKEN_NORMAL       = 1,
+  TOKEN_CONTROL      = 3,
+  TOKEN_USER_DEFINED = 4,
+  TOKEN_UNUSED       = 5,
+};
+
+/* Llama 3's pre-tokenizer split pattern, as in Meta's tokenizer.json */
+static const char llama3_pattern[] =
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}"
+  "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+typedef struct
+{
+  const char *content;
+  gint64      id;
+  gboolean    special;
+} AddedToken;
+
+typedef struct
+{
+  char    *type;        /* "bos", "eos", ... */
+  guint32  id;
+  char    *origin;
+} SpecialId;
+
+typedef struct
+{
+  char     *type;
+  gboolean  value;
+  char     *origin;
+} AddFlag;
+
+typedef struct
+{
+  GFile            *dir;
+  const TsHfConfig *config;
+  JsonParser       *tok_parser;
+  JsonObject       *tok;          /* tokenizer.json */
+  JsonParser       *tcfg_parser;
+  JsonObject       *tcfg;         /* tokenizer_config.json, or NULL */
+  JsonParser       *cfg_parser;
+  JsonObject       *cfg;          /* config.json, or NULL */
+  GArray           *added;        /* AddedToken */
+  GPtrArray        *types;        /* special token types SpecialVocab looks for */
+  GArray           *ids;          /* SpecialId, in the order they were found */
+  GArray           *add_flags;    /* AddFlag, in the order they were first set */
+  GPtrArray        *merges;
+  const char       *merges_origin;
+  JsonNode         *chat_template;
+  const char       *chat_template_origin;
+  gboolean          granite_add_bos;   /* add_bos_token = false still to write */
+} Tok;
+
+static void
+tok_clear (Tok *t)
+{
+  g_clear_object (&t->tok_parser);
+  g_clear_object (&t->tcfg_parser);
+  g_clear_object (&t->cfg_parser);
+  g_clear_pointer (&t->added, g_array_unref);
+  g_clear_pointer (&t->types, g_ptr_array_unref);
+  for (guint i = 0; t->ids != NULL && i < t->ids->len; i++)
+    {
+      g_free (g_array_index (t->ids, SpecialId, i).type);
+      g_free (g_array_index (t->ids, SpecialId, i).origin);
+    }
+  for (guint i = 0; t->add_flags != NULL && i < t->add_flags->len; i++)
+    {
+      g_free (g_array_index (t->add_flags, AddFlag, i).type);
+      g_free (g_array_index (t->add_flags, AddFlag, i).origin);
+    }
+  g_clear_pointer (&t->ids, g_array_unref);
+  g_clear_pointer (&t->add_flags, g_array_unref);
+  g_clear_pointer (&t->merges, g_ptr_array_unref);
+  g_clear_pointer (&t->chat_template, json_node_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Tok, tok_clear)
+
+/* ------------------------------------------------------------ JSON access */
+
+static gboolean
+invalid (GError    **error,
+         const char *file,
+         const char *field,
+         const char *expected)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               "%s: \"%s\" must be %s", file, field, expected);
+  return FALSE;
+}
+
+static gboolean
+node_is_null (JsonNode *node)
+{
+  return node == NULL || JSON_NODE_HOLDS_NULL (node);
+}
+
+static gboolean
+node_is_string (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+static gboolean
+node_is_int (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64;
+}
+
+static gboolean
+node_is_bool (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN;
+}
+
+static gboolean
+node_equals_string (JsonNode   *node,
+                    const char *s)
+{
+  return s != NULL && node_is_string (node) && g_str_equal (json_node_get_string (node), s);
+}
+
+/* Python's truth value of a JSON value */
+static gboolean
+node_truthy (JsonNode *node)
+{
+  if (node_is_null (node))
+    return FALSE;
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return json_object_get_size (json_node_get_object (node)) > 0;
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return json_array_get_length (json_node_get_array (node)) > 0;
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return json_node_get_string (node)[0] != '\0';
+    case G_TYPE_BOOLEAN:
+      return json_node_get_boolean (node);
+    case G_TYPE_INT64:
+      return json_node_get_int (node) != 0;
+    default:
+      return json_node_get_double (node) != 0.0;
+    }
+}
+
+static JsonNode *
+member (JsonObject *obj,
+        const char *name)
+{
+  return obj != NULL ? json_object_get_member (obj, name) : NULL;
+}
+
+/* @obj's member @name as an object; NULL (no error) when absent or null */
+static gboolean
+get_object (JsonObject  *obj,
+            const char  *name,
+            const char  *file,
+            const char  *field,
+            JsonObject **out,
+            GError     **error)
+{
+  JsonNode *node = member (obj, name);
+
+  *out = NULL;
+  if (node_is_null (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return invalid (error, file, field, "an object");
+  *out = json_node_get_object (node);
+  return TRUE;
+}
+
+static gboolean
+get_array (JsonObject  *obj,
+           const char  *name,
+           const char  *file,
+           const char  *field,
+           JsonArray  **out,
+           GError     **error)
+{
+  JsonNode *node = member (obj, name);
+
+  *out = NULL;
+  if (node_is_null (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return invalid (error, file, field, "an array");
+  *out = json_node_get_array (node);
+  return TRUE;
+}
+
+static gboolean
+get_string (JsonObject  *obj,
+            const char  *name,
+            const char  *file,
+            const char  *field,
+            const char **out,
+            GError     **error)
+{
+  JsonNode *node = member (obj, name);
+
+  *out = NULL;
+  if (node_is_null (node))
+    return TRUE;
+  if (!node_is_string (node))
+    return invalid (error, file, field, "a string");
+  *out = json_node_get_string (node);
+  return TRUE;
+}
+
+/* the object at @index of @array */
+static gboolean
+array_object (JsonArray   *array,
+              guint        index,
+              const char  *file,
+              const char  *field,
+              JsonObject **out,
+              GError     **error)
+{
+  JsonNode *node = json_array_get_element (array, index);
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autofree char *item = g_strdup_printf ("%s[%u]", field, index);
+
+      return invalid (error, file, item, "an object");
+    }
+  *out = json_node_get_object (node);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ files */
+
+static gboolean
+load_text (GFile       *file,
+           char       **contents,
+           gsize       *length,
+           GError     **error)
+{
+  g_autoptr(GFileInfo) info = NULL;
+  g_autofree char *name = g_file_get_basename (file);
+
+  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE, NULL, error);
+  if (info == NULL)
+    return FALSE;
+  if (g_file_info_get_size (info) > MAX_JSON_SIZE)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                   "%s: larger than %d MB", name, MAX_JSON_SIZE >> 20);
+      return FALSE;
+    }
+  if (!g_file_load_contents (file, NULL, contents, length, NULL, error))
+    return FALSE;
+  if (!g_utf8_validate (*contents, *length, NULL))
+    {
+      g_clear_pointer (contents, g_free);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: not valid UTF-8", name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* @name in the checkpoint folder, parsed; a missing optional file leaves
+ * *out NULL */
+static gboolean
+load_json (GFile       *dir,
+           const char  *name,
+           gboolean     required,
+           JsonParser **parser,
+           JsonObject **out,
+           GError     **error)
+{
+  g_autoptr(GFile) file = g_file_get_child (dir, name);
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+
+  *out = NULL;
+  if (!required && !g_file_query_exists (file, NULL))
+    return TRUE;
+  if (!load_text (file, &contents, &length, error))
+    return FALSE;
+  *parser = json_parser_new ();
+  if (!json_parser_load_from_data (*parser, contents, length, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", name, local_error->message);
+      return FALSE;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (*parser)))
+    return invalid (error, name, "(top level)", "an object");
+  *out = json_node_get_object (json_parser_get_root (*parser));
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ vocabulary */
+
+/* LlamaModel.set_vocab() tries SentencePiece (tokenizer.model) and the
+ * Llama 2 style BPE (byte_fallback, "Sequence" decoder) before byte-level
+ * BPE; those other paths write other keys, so they are refused here. */
+static gboolean
+check_byte_level_bpe (Tok     *t,
+                      GError **error)
+{
+  g_autoptr(GFile) spm = g_file_get_child (t->dir, "tokenizer.model");
+  JsonObject *model = NULL;
+  JsonObject *decoder = NULL;
+  const char *type = NULL;
+  const char *decoder_type = NULL;
+
+  if (g_file_query_exists (spm, NULL))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "tokenizer.model: SentencePiece tokenizers are not supported "
+                   "(only byte-level BPE tokenizer.json)");
+      return FALSE;
+    }
+  if (!get_object (t->tok, "model", "tokenizer.json", "model", &model, error) ||
+      !get_string (model, "type", "tokenizer.json", "model.type", &type, error) ||
+      !get_object (t->tok, "decoder", "tokenizer.json", "decoder", &decoder, error) ||
+      !get_string (decoder, "type", "tokenizer.json", "decoder.type", &decoder_type, error))
+    return FALSE;
+  if (model == NULL)
+    return invalid (error, "tokenizer.json", "model", "an object");
+  if (g_strcmp0 (type, "BPE") != 0 ||
+      (node_truthy (member (model, "byte_fallback")) && g_strcmp0 (decoder_type, "Sequence") == 0))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "tokenizer.json: a %s%s tokenizer is not supported (only byte-level BPE)",
+                   type ? type : "typeless", node_truthy (member (model, "byte_fallback")) ? " byte-fallback" : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+node_has_string (JsonObject *obj,
+                 const char *name,
+                 const char *value)
+{
+  return node_equals_string (member (obj, name), value);
+}
+
+static gboolean
+node_is_false (JsonNode *node)
+{
+  return node_is_bool (node) && !json_node_get_boolean (node);
+}
+
+/**
+ * ts_hf_tokenizer_is_llama3_pre_tokenizer:
+ * @pre_tokenizer: (nullable): tokenizer.json's "pre_tokenizer"
+ *
+ * llama.cpp recognises a pre-tokenizer by hashing how it splits a check
+ * text; we compare the definition instead: a Sequence of Llama 3's Split
+ * regex (isolated, not inverted) and a ByteLevel step without prefix space
+ * or regex of its own.
+ *
+ * Returns: whether it is Llama 3's pre-tokenizer ("llama-bpe")
+ */
+gboolean
+ts_hf_tokenizer_is_llama3_pre_tokenizer (JsonNode *pre_tokenizer)
+{
+  JsonArray *steps;
+  JsonObject *split, *byte_level, *pattern;
+
+  if (pre_tokenizer == NULL || !JSON_NODE_HOLDS_OBJECT (pre_tokenizer) ||
+      !node_has_string (json_node_get_object (pre_tokenizer), "type", "Sequence") ||
+      !JSON_NODE_HOLDS_ARRAY (member (json_node_get_object (pre_tokenizer), "pretokenizers")))
+    return FALSE;
+  steps = json_node_get_array (member (json_node_get_object (pre_tokenizer), "pretokenizers"));
+  if (json_array_get_length (steps) != 2 ||
+      !JSON_NODE_HOLDS_OBJECT (json_array_get_element (steps, 0)) ||
+      !JSON_NODE_HOLDS_OBJECT (json_array_get_element (steps, 1)))
+    return FALSE;
+  split = json_array_get_object_element (steps, 0);
+  byte_level = json_array_get_object_element (steps, 1);
+  if (!node_has_string (split, "type", "Split") || !node_has_string (split, "behavior", "Isolated") ||
+      !node_is_false (member (split, "invert")) ||
+      member (split, "pattern") == NULL || !JSON_NODE_HOLDS_OBJECT (member (split, "pattern")))
+    return FALSE;
+  pattern = json_node_get_object (member (split, "pattern"));
+  return node_has_string (pattern, "Regex", llama3_pattern) &&
+         node_has_string (byte_level, "type", "ByteLevel") &&
+         node_is_false (member (byte_level, "add_prefix_space")) &&
+         node_is_false (member (byte_level, "use_regex"));
+}
+
+static gboolean
+add_added_token (Tok        *t,
+                 JsonObject *obj,
+                 const char *file,
+                 const char *field,
+                 gint64      id,
+                 gboolean    have_id,
+                 GError    **error)
+{
+  AddedToken token = { NULL, id, FALSE };
+  JsonNode *special = member (obj, "special");
+
+  if (!get_string (obj, "content", file, field, &token.content, error))
+    return FALSE;
+  if (token.content == NULL)
+    return invalid (error, file, field, "an object with a string \"content\"");
+  if (!have_id && !node_is_int (member (obj, "id")))
+    return invalid (error, file, field, "an object with an integer \"id\"");
+  if (!have_id)
+    token.id = json_node_get_int (member (obj, "id"));
+  if (!node_is_null (special) && !node_is_bool (special))
+    return invalid (error, file, field, "an object with a boolean \"special\"");
+  token.special = node_truthy (special);
+  g_array_append_val (t->added, token);
+  return TRUE;
+}
+
+static gboolean
+has_added_id (Tok   *t,
+              gint64 id)
+{
+  for (guint i = 0; i < t->added->len; i++)
+    if (g_array_index (t->added, AddedToken, i).id == id)
+      return TRUE;
+  return FALSE;
+}
+
+/* tokenizer.json's added_tokens, and tokenizer_config.json's
+ * added_tokens_decoder for ids tokenizer.json lacks (transformers adds
+ * those to the fast tokenizer) */
+static gboolean
+load_added_tokens (Tok     *t,
+                   GError **error)
+{
+  JsonArray *list = NULL;
+  JsonObject *decoder = NULL;
+  g_autoptr(GList) ids = NULL;
+
+  t->added = g_array_new (FALSE, FALSE, sizeof (AddedToken));
+  if (!get_array (t->tok, "added_tokens", "tokenizer.json", "added_tokens", &list, error))
+    return FALSE;
+  for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
+    {
+      JsonObject *obj;
+
+      if (!array_object (list, i, "tokenizer.json", "added_tokens", &obj, error) ||
+          !add_added_token (t, obj, "tokenizer.json", "added_tokens", 0, FALSE, error))
+        return FALSE;
+    }
+  if (!get_object (t->tcfg, "added_tokens_decoder", "tokenizer_config.json",
+                   "added_tokens_decoder", &decoder, error))
+    return FALSE;
+  ids = decoder ? json_object_get_members (decoder) : NULL;
+  for (GList *l = ids; l != NULL; l = l->next)
+    {
+      char *end = NULL;
+      gint64 id = g_ascii_strtoll (l->data, &end, 10);
+      JsonNode *node = json_object_get_member (decoder, l->data);
+
+      if (end == l->data || *end != '\0' || !JSON_NODE_HOLDS_OBJECT (node))
+        return invalid (error, "tokenizer_config.json", "added_tokens_decoder",
+                        "an object of token ids to objects");
+      if (!has_added_id (t, id) &&
+          !add_added_token (t, json_node_get_object (node), "tokenizer_config.json",
+                            "added_tokens_decoder", id, TRUE, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* does_token_look_special(): added tokens that ought to be control tokens */
+static gboolean
+looks_special (const char *token)
+{
+  static const char *const names[] = { "<pad>", "<mask>", "<2mass>", "[@BOS@]" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (token, names[i]))
+      return TRUE;
+  return (g_str_has_prefix (token, "<|") && g_str_has_suffix (token, "|>")) ||
+         (g_str_has_prefix (token, "<\xef\xbd\x9c") && g_str_has_suffix (token, "\xef\xbd\x9c>")) ||
+         (g_str_has_prefix (token, "<unused") && g_str_has_suffix (token, ">"));
+}
+
+/* tokenizer.vocab of a fast tokenizer: the model's vocab, added tokens
+ * taking precedence for their content */
+static gboolean
+collect_vocab (Tok         *t,
+               GHashTable  *ids,
+               GError     **error)
+{
+  JsonObject *model = json_object_get_object_member (t->tok, "model");
+  JsonObject *vocab = NULL;
+  g_autoptr(GList) names = NULL;
+
+  if (!get_object (model, "vocab", "tokenizer.json", "model.vocab", &vocab, error))
+    return FALSE;
+  if (vocab == NULL)
+    return invalid (error, "tokenizer.json", "model.vocab", "an object");
+  names = json_object_get_members (vocab);
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      JsonNode *node = json_object_get_member (vocab, l->data);
+
+      if (!node_is_int (node))
+        return invalid (error, "tokenizer.json", "model.vocab", "an object of integer ids");
+      g_hash_table_insert (ids, l->data, GSIZE_TO_POINTER ((gsize) json_node_get_int (node) + 1));
+    }
+  for (guint i = 0; i < t->added->len; i++)
+    {
+      AddedToken *a = &g_array_index (t->added, AddedToken, i);
+
+      g_hash_table_insert (ids, (gpointer) a->content, GSIZE_TO_POINTER ((gsize) a->id + 1));
+    }
+  return TRUE;
+}
+
+/* id -> token text, as reverse_vocab in get_vocab_base() */
+static const char **
+reverse_vocab (Tok         *t,
+               GHashTable  *ids,
+               GHashTable  *added,
+               GError     **error)
+{
+  guint n = t->config->vocab_size;
+  g_autofree const char **reverse = g_new0 (const char *, n);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, ids);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      gint64 id = (gint64) (GPOINTER_TO_SIZE (value) - 1);
+
+      if (id >= (gint64) n)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "tokenizer.json: token id %" G_GINT64_FORMAT " of \"%s\" is not below "
+                       "config.json's vocab_size %u", id, (const char *) key, n);
+          return NULL;
+        }
+      /* two texts for one id: the added token is the one transformers keeps */
+      if (id >= 0 && (reverse[id] == NULL || g_hash_table_contains (added, key)))
+        reverse[id] = key;
+    }
+  return g_steal_pointer (&reverse);
+}
+
+static void
+append_token (const char  *token,
+              gboolean     is_added,
+              gboolean     special,
+              GPtrArray   *tokens,
+              GArray      *types)
+{
+  gint32 type = TOKEN_NORMAL;
+
+  if (is_added && (special || looks_special (token)))
+    type = TOKEN_CONTROL;
+  else if (is_added)
+    {
+      /* user-defined tokens are stored pre-normalized: "▁" is a space */
+      g_auto(GStrv) pieces = g_strsplit (token, "\xe2\x96\x81", -1);
+
+      g_ptr_array_add (tokens, g_strjoinv (" ", pieces));
+      type = TOKEN_USER_DEFINED;
+      g_array_append_val (types, type);
+      return;
+    }
+  g_ptr_array_add (tokens, g_strdup (token));
+  g_array_append_val (types, type);
+}
+
+/* get_vocab_base(): one token per id below vocab_size, "[PAD<id>]" (unused)
+ * for ids without one */
+static gboolean
+build_tokens (Tok        *t,
+              GPtrArray  *tokens,
+              GArray     *types,
+              GError    **error)
+{
+  g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) added = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) added_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree const char **reverse = NULL;
+
+  for (guint i = 0; i < t->added->len; i++)
+    {
+      AddedToken *a = &g_array_index (t->added, AddedToken, i);
+
+      g_hash_table_insert (added, (gpointer) a->content, a);
+      g_hash_table_insert (added_ids, &a->id, a);
+    }
+  if (!collect_vocab (t, ids, error) || (reverse = reverse_vocab (t, ids, added, error)) == NULL)
+    return FALSE;
+  for (guint i = 0; i < t->config->vocab_size; i++)
+    {
+      gint64 id = i;
+      gint32 unused = TOKEN_UNUSED;
+
+      if (reverse[i] != NULL)
+        {
+          AddedToken *a = g_hash_table_lookup (added_ids, &id);
+
+          append_token (reverse[i], g_hash_table_contains (added, reverse[i]),
+                        a != NULL && a->special, tokens, types);
+          continue;
+        }
+      g_ptr_array_add (tokens, g_strdup_printf ("[PAD%u]", i));
+      g_array_append_val (types, unused);
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ merges */
+
+/* a pair-form merge ["a b", "c"] -> "aĠb c" (gguf-py keeps the old string
+ * form, where a space inside a part must be byte-level encoded) */
+static char *
+join_merge_pair (JsonArray *pair)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < json_array_get_length (pair); i++)
+    {
+      JsonNode *node = json_array_get_element (pair, i);
+
+      if (!node_is_string (node))
+        return NULL;
+      if (i > 0)
+        g_string_append_c (s, ' ');
+      for (const char *p = json_node_get_string (node); *p; p++)
+        {
+          if (*p == ' ')
+            g_string_append (s, "\xc4\xa0");
+          else
+            g_string_append_c (s, *p);
+        }
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static gboolean
+merges_from_json (JsonArray  *list,
+                  GPtrArray  *merges,
+                  GError    **error)
+{
+  JsonNode *first = json_array_get_element (list, 0);
+  gboolean strings = node_is_string (first);
+
+  if (!strings && !(JSON_NODE_HOLDS_ARRAY (first) &&
+                    json_array_get_length (json_node_get_array (first)) == 2 &&
+                    node_is_string (json_array_get_element (json_node_get_array (first), 0))))
+    return invalid (error, "tokenizer.json", "model.merges",
+                    "a list of \"a b\" strings or of [\"a\", \"b\"] pairs");
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonNode *node = json_array_get_element (list, i);
+      char *merge = NULL;
+
+      if (strings && node_is_string (node))
+        merge = g_strdup (json_node_get_string (node));
+      else if (!strings && JSON_NODE_HOLDS_ARRAY (node))
+        merge = join_merge_pair (json_node_get_array (node));
+      if (merge == NULL)
+        return invalid (error, "tokenizer.json", "model.merges",
+                        strings ? "a list of strings" : "a list of lists of strings");
+      g_ptr_array_add (merges, merge);
+    }
+  return TRUE;
+}
+
+/* SpecialVocab._try_load_merges_txt(): "a b" lines, an optional leading
+ * "#version" comment, malformed lines skipped */
+static gboolean
+merges_from_txt (Tok        *t,
+                 GPtrArray  *merges,
+                 GError    **error)
+{
+  g_autoptr(GFile) file = g_file_get_child (t->dir, "merges.txt");
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize length;
+
+  if (!g_file_query_exists (file, NULL))
+    return TRUE;
+  if (!load_text (file, &contents, &length, error))
+    return FALSE;
+  g_strdelimit (contents, "\r", '\n');
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) parts = NULL;
+
+      g_strstrip (lines[i]);
+      if (lines[i][0] == '\0' || (i == 0 && lines[i][0] == '#'))
+        continue;
+      parts = g_regex_split_simple ("\\s+", lines[i], 0, 0);
+      if (g_strv_length (parts) == 2)
+        g_ptr_array_add (merges, g_strdup_printf ("%s %s", parts[0], parts[1]));
+    }
+  return TRUE;
+}
+
+static gboolean
+load_merges (Tok     *t,
+             GError **error)
+{
+  JsonNode *node = member (json_object_get_object_member (t->tok, "model"), "merges");
+
+  t->merges = g_ptr_array_new_with_free_func (g_free);
+  t->merges_origin = "tokenizer.json: model.merges";
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node) && json_array_get_length (json_node_get_array (node)) > 0)
+    return merges_from_json (json_node_get_array (node), t->merges, error);
+  t->merges_origin = "merges.txt";
+  return merges_from_txt (t, t->merges, error);
+}
+
+/* ------------------------------------------------------------ special vocab */
+
+/* the special tokens named by tokenizer_config.json while the
+ * post-processor is read (SpecialVocab's special_bos, ...) */
+typedef struct
+{
+  JsonNode *bos, *cls, *eos, *sep;
+} Specials;
+
+static void
+specials_clear (Specials *s)
+{
+  g_clear_pointer (&s->bos, json_node_unref);
+  g_clear_pointer (&s->cls, json_node_unref);
+  g_clear_pointer (&s->eos, json_node_unref);
+  g_clear_pointer (&s->sep, json_node_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Specials, specials_clear)
+
+static void
+specials_set (JsonNode   **slot,
+              JsonNode    *value)
+{
+  JsonNode *old = *slot;
+
+  *slot = value ? json_node_ref (value) : NULL;
+  if (old != NULL)
+    json_node_unref (old);
+}
+
+static JsonNode *
+string_node (const char *s)
+{
+  return s ? json_node_init_string (json_node_alloc (), s) : NULL;
+}
+
+static gboolean
+tcfg_truthy (Tok *t)
+{
+  return t->tcfg != NULL && json_object_get_size (t->tcfg) > 0;
+}
+
+/* tokenizer_config[name] = value, as SpecialVocab mutates its copy */
+static void
+tcfg_set (Tok        *t,
+          const char *name,
+          JsonNode   *value)
+{
+  json_object_set_member (t->tcfg, name, value ? json_node_copy (value) : json_node_new (JSON_NODE_NULL));
+}
+
+static void
+set_add_flag (Tok        *t,
+              const char *type,
+              gboolean    value,
+              const char *origin)
+{
+  AddFlag flag = { g_strdup (type), value, g_strdup (origin) };
+
+  /* a Python dict: setting a key again keeps its place */
+  for (guint i = 0; i < t->add_flags->len; i++)
+    {
+      AddFlag *f = &g_array_index (t->add_flags, AddFlag, i);
+
+      if (g_str_equal (f->type, type))
+        {
+          f->value = value;
+          g_free (f->origin);
+          f->origin = flag.origin;
+          g_free (flag.type);
+          return;
+        }
+    }
+  g_array_append_val (t->add_flags, flag);
+}
+
+/* SpecialVocab._set_special_token(): integers only (a JSON boolean is one
+ * in Python), the first one found for a type wins */
+static gboolean
+set_special_id (Tok         *t,
+                const char  *type,
+                JsonNode    *value,
+                const char  *origin,
+                GError     **error)
+{
+  SpecialId id = { NULL, 0, NULL };
+  gint64 v;
+
+  if (!node_is_int (value) && !node_is_bool (value))
+    return TRUE;
+  v = node_is_int (value) ? json_node_get_int (value) : json_node_get_boolean (value);
+  if (v < 0 || v > G_MAXUINT32)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: invalid id %" G_GINT64_FORMAT " for special token type %s", origin, v, type);
+      return FALSE;
+    }
+  for (guint i = 0; i < t->ids->len; i++)
+    if (g_str_equal (g_array_index (t->ids, SpecialId, i).type, type))
+      return TRUE;
+  id.type = g_strdup (type);
+  id.id = (guint32) v;
+  id.origin = g_strdup (origin);
+  g_array_append_val (t->ids, id);
+  return TRUE;
+}
+
+/* element @index (negative: from the end) of a template's list: its
+ * @kind ("SpecialToken", "Sequence") "id" string, NULL if it has none */
+static gboolean
+template_id (JsonArray   *list,
+             int          index,
+             const char  *kind,
+             const char **out,
+             GError     **error)
+{
+  guint n = json_array_get_length (list);
+  JsonNode *item = json_array_get_element (list, index < 0 ? n + index : (guint) index);
+  JsonObject *entry = NULL;
+  g_autofree char *field = g_strdup_printf ("post_processor: %s.id", kind);
+
+  if (!JSON_NODE_HOLDS_OBJECT (item))
+    return invalid (error, "tokenizer.json", "post_processor", "templates of objects");
+  if (!get_object (json_node_get_object (item), kind, "tokenizer.json", field, &entry, error) ||
+      !get_string (entry, "id", "tokenizer.json", field, out, error))
+    return FALSE;
+  if (*out != NULL && (*out)[0] == '\0')
+    *out = NULL;
+  return TRUE;
+}
+
+static gboolean
+special_in (const char *token,
+            JsonNode   *a,
+            JsonNode   *b)
+{
+  return node_equals_string (a, token) || node_equals_string (b, token);
+}
+
+static void
+specials_take (JsonNode **slot,
+               JsonNode  *value)
+{
+  JsonNode *old = *slot;
+
+  *slot = value;
+  if (old != NULL)
+    json_node_unref (old);
+}
+
+static gboolean
+has_type (Tok        *t,
+          const char *type)
+{
+  for (guint i = 0; i < t->types->len; i++)
+    if (g_str_equal (g_ptr_array_index (t->types, i), type))
+      return TRUE;
+  return FALSE;
+}
+
+/* a trailing special token other than the configured EOS becomes the EOS;
+ * the old one is kept as EOT (or EOM) */
+static void
+template_last (Tok        *t,
+               Specials   *sp,
+               const char *last)
+{
+  if (!tcfg_truthy (t))
+    specials_take (&sp->eos, string_node (last));
+  else if (!node_equals_string (sp->eos, last))
+    {
+      if (!has_type (t, "eot"))
+        {
+          g_ptr_array_add (t->types, g_strdup ("eot"));
+          tcfg_set (t, "eot_token", sp->eos);
+        }
+      else if (!has_type (t, "eom"))
+        {
+          g_ptr_array_add (t->types, g_strdup ("eom"));
+          tcfg_set (t, "eom_token", sp->eos);
+        }
+      specials_take (&sp->eos, string_node (last));
+      tcfg_set (t, "eos_token", sp->eos);
+    }
+  set_add_flag (t, "eos", node_equals_string (sp->eos, last), "tokenizer.json: post_processor");
+}
+
+/* TemplateProcessing "single": a leading special token means add_bos, a
+ * trailing one add_eos */
+static gboolean
+template_single (Tok         *t,
+                 Specials    *sp,
+                 JsonArray   *single,
+                 const char **first,
+                 const char **last,
+                 GError     **error)
+{
+  *first = *last = NULL;
+  if (single == NULL || json_array_get_length (single) <= 1)
+    return TRUE;
+  if (!template_id (single, 0, "SpecialToken", first, error))
+    return FALSE;
+  if (*first != NULL)
+    {
+      if (!tcfg_truthy (t))
+        specials_take (&sp->bos, string_node (*first));
+      set_add_flag (t, "bos", special_in (*first, sp->bos, sp->cls), "tokenizer.json: post_processor");
+    }
+  if (!template_id (single, -1, "SpecialToken", last, error))
+    return FALSE;
+  if (*last != NULL)
+    template_last (t, sp, *last);
+  return TRUE;
+}
+
+/* TemplateProcessing "pair": A [sep] [eos] B decides add_sep */
+static gboolean
+template_pair (Tok         *t,
+               Specials    *sp,
+               JsonArray   *pair,
+               const char  *first,
+               const char  *last,
+               GError     **error)
+{
+  guint n = pair ? json_array_get_length (pair) : 0;
+  guint start = 0, stop = n;
+  const char *id = NULL, *a = NULL, *b = NULL;
+  gboolean add_sep = FALSE;
+
+  if (n == 0)
+    return TRUE;
+  if (first != NULL && !template_id (pair, 0, "SpecialToken", &id, error))
+    return FALSE;
+  start = first != NULL && g_strcmp0 (id, first) == 0 ? 1 : 0;
+  if (last != NULL && !template_id (pair, -1, "SpecialToken", &id, error))
+    return FALSE;
+  stop = last != NULL && g_strcmp0 (id, last) == 0 ? n - 1 : n;
+  if (stop <= start)
+    return TRUE;
+  if (!template_id (pair, start, "Sequence", &a, error) ||
+      !template_id (pair, stop - 1, "Sequence", &b, error))
+    return FALSE;
+  if (g_strcmp0 (a, "A") != 0 || g_strcmp0 (b, "B") != 0 || stop - start < 3)
+    return TRUE;
+  if (!template_id (pair, start + 1, "SpecialToken", &id, error))
+    return FALSE;
+  add_sep = id != NULL && special_in (id, sp->sep, sp->eos) && last == NULL;
+  if (stop - start == 4)
+    {
+      if (!template_id (pair, start + 2, "SpecialToken", &id, error))
+        return FALSE;
+      add_sep = add_sep || (id != NULL && special_in (id, sp->sep, sp->eos));
+    }
+  set_add_flag (t, "sep", add_sep, "tokenizer.json: post_processor");
+  if (add_sep && !node_truthy (sp->sep) && tcfg_truthy (t))
+    tcfg_set (t, "sep_token", sp->eos);
+  return TRUE;
+}
+
+/* RobertaProcessing: bos, eos and sep are all added; its cls/sep name the
+ * tokens when tokenizer_config.json does not */
+static gboolean
+roberta_processing (Tok         *t,
+                    Specials    *sp,
+                    JsonObject  *processor,
+                    GError     **error)
+{
+  static const char *const names[2] = { "cls", "sep" };
+  JsonNode **slots[2] = { &sp->cls, &sp->sep };
+  JsonNode *fallbacks[2] = { sp->bos, sp->eos };
+
+  set_add_flag (t, "bos", TRUE, "tokenizer.json: post_processor");
+  set_add_flag (t, "eos", TRUE, "tokenizer.json: post_processor");
+  set_add_flag (t, "sep", TRUE, "tokenizer.json: post_processor");
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonNode *given = member (processor, names[i]);
+      JsonNode *value = fallbacks[i];
+      g_autofree char *key = g_strdup_printf ("%s_token", names[i]);
+
+      if (node_truthy (*slots[i]) || !tcfg_truthy (t))
+        continue;
+      if (given != NULL && (!JSON_NODE_HOLDS_ARRAY (given) || json_array_get_length (json_node_get_array (given)) == 0))
+        return invalid (error, "tokenizer.json", "post_processor: RobertaProcessing", "[token, id] lists");
+      if (given != NULL)
+        value = json_array_get_element (json_node_get_array (given), 0);
+      specials_set (slots[i], value);
+      tcfg_set (t, key, value);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_processor (Tok         *t,
+                Specials    *sp,
+                JsonObject  *processor,
+                GError     **error)
+{
+  JsonArray *single = NULL, *pair = NULL;
+  const char *first = NULL, *last = NULL;
+
+  if (node_has_string (processor, "type", "RobertaProcessing"))
+    return roberta_processing (t, sp, processor, error);
+  if (!node_has_string (processor, "type", "TemplateProcessing"))
+    return TRUE;
+  return get_array (processor, "single", "tokenizer.json", "post_processor: single", &single, error) &&
+         get_array (processor, "pair", "tokenizer.json", "post_processor: pair", &pair, error) &&
+         template_single (t, sp, single, &first, &last, error) &&
+         template_pair (t, sp, pair, first, last, error);
+}
+
+static gboolean
+read_post_processor (Tok       *t,
+                     Specials  *sp,
+                     GError   **error)
+{
+  JsonNode *node = member (t->tok, "post_processor");
+  JsonArray *processors = NULL;
+  JsonObject *pp;
+
+  if (!node_truthy (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return invalid (error, "tokenizer.json", "post_processor", "an object");
+  pp = json_node_get_object (node);
+  if (member (pp, "processors") == NULL)
+    return read_processor (t, sp, pp, error);
+  if (!JSON_NODE_HOLDS_ARRAY (member (pp, "processors")))
+    return invalid (error, "tokenizer.json", "post_processor.processors", "an array");
+  processors = json_node_get_array (member (pp, "processors"));
+  for (guint i = 0; i < json_array_get_length (processors); i++)
+    {
+      JsonObject *processor;
+
+      if (!array_object (processors, i, "tokenizer.json", "post_processor.processors", &processor, error) ||
+          !read_processor (t, sp, processor, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ chat template */
+
+/* a text file as Python reads it: universal newlines */
+static gboolean
+load_template_file (GFile   *file,
+                    char   **out,
+                    GError **error)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) crlf = NULL;
+  gsize length;
+
+  if (!load_text (file, &contents, &length, error))
+    return FALSE;
+  crlf = g_strsplit (contents, "\r\n", -1);
+  *out = g_strjoinv ("\n", crlf);
+  g_strdelimit (*out, "\r", '\n');
+  return TRUE;
+}
+
+static JsonNode *
+template_choice (const char *name,
+                 const char *text)
+{
+  JsonObject *obj = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_object_set_string_member (obj, "name", name);
+  json_object_set_string_member (obj, "template", text);
+  json_node_take_object (node, obj);
+  return node;
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* additional_chat_templates/NAME.jinja, sorted by name (gguf-py takes them in
+ * directory order) */
+static gboolean
+add_additional_templates (GFile      *dir,
+                          JsonArray  *list,
+                          GError    **error)
+{
+  g_autoptr(GFile) folder = g_file_get_child (dir, "additional_chat_templates");
+  g_autoptr(GFileEnumerator) e = g_file_enumerate_children (folder, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                                            G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GFileInfo *info;
+
+  while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
+    {
+      const char *name = g_file_info_get_name (info);
+
+      if (name[0] != '.' && g_str_has_suffix (name, ".jinja"))
+        g_ptr_array_add (names, g_strdup (name));
+      g_object_unref (info);
+    }
+  g_ptr_array_sort (names, compare_strings);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autoptr(GFile) file = g_file_get_child (folder, name);
+      g_autofree char *text = NULL;
+      g_autofree char *stem = g_strndup (name, strlen (name) - strlen (".jinja"));
+
+      if (!load_template_file (file, &text, error))
+        return FALSE;
+      json_array_add_element (list, template_choice (stem, text));
+    }
+  return TRUE;
+}
+
+/* chat_template.jinja (with additional_chat_templates/), else
+ * chat_template.json's "chat_template" */
+static gboolean
+load_alt_template (Tok        *t,
+                   JsonNode  **out,
+                   GError    **error)
+{
+  g_autoptr(GFile) jinja = g_file_get_child (t->dir, "chat_template.jinja");
+  g_autofree char *text = NULL;
+  JsonArray *list;
+  g_autoptr(JsonParser) parser = NULL;
+  JsonObject *obj = NULL;
+
+  *out = NULL;
+  if (g_file_query_exists (jinja, NULL))
+    {
+      if (!load_template_file (jinja, &text, error))
+        return FALSE;
+      list = json_array_new ();
+      json_array_add_element (list, template_choice ("default", text));
+      if (!add_additional_templates (t->dir, list, error))
+        return (json_array_unref (list), FALSE);
+      *out = json_array_get_length (list) > 1 ? json_node_init_array (json_node_alloc (), list) : string_node (text);
+      json_array_unref (list);
+      t->chat_template_origin = "chat_template.jinja";
+      return TRUE;
+    }
+  if (!load_json (t->dir, "chat_template.json", FALSE, &parser, &obj, error))
+    return FALSE;
+  if (member (obj, "chat_template") != NULL)
+    *out = json_node_copy (member (obj, "chat_template"));
+  t->chat_template_origin = "chat_template.json: chat_template";
+  return TRUE;
+}
+
+static gboolean
+read_chat_template (Tok     *t,
+                    GError **error)
+{
+  JsonNode *alt = NULL;
+  JsonNode *node;
+
+  if (!load_alt_template (t, &alt, error))
+    return FALSE;
+  node = member (t->tcfg, "chat_template");
+  if (node != NULL)
+    {
+      g_clear_pointer (&alt, json_node_unref);
+      alt = json_node_copy (node);
+      t->chat_template_origin = "tokenizer_config.json: chat_template";
+    }
+  /* gguf-py ignores a template that is neither a string nor a list */
+  if (alt != NULL && (node_is_string (alt) || JSON_NODE_HOLDS_ARRAY (alt)))
+    t->chat_template = g_steal_pointer (&alt);
+  g_clear_pointer (&alt, json_node_unref);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ special ids */
+
+static JsonNode *
+added_token_id (Tok        *t,
+                const char *content)
+{
+  for (guint i = 0; i < t->added->len; i++)
+    {
+      AddedToken *a = &g_array_index (t->added, AddedToken, i);
+
+      if (g_str_equal (a->content, content))
+        return json_node_init_int (json_node_alloc (), a->id);
+    }
+  return NULL;
+}
+
+/* tokenizer_config.json's add_<type>_token booleans and <type>_token names,
+ * looked up among tokenizer.json's added tokens */
+static gboolean
+read_config_tokens (Tok     *t,
+                    GError **error)
+{
+  for (guint i = 0; i < t->types->len; i++)
+    {
+      const char *type = g_ptr_array_index (t->types, i);
+      g_autofree char *add_key = g_strdup_printf ("add_%s_token", type);
+      g_autofree char *key = g_strdup_printf ("%s_token", type);
+      g_autofree char *origin = g_strdup_printf ("tokenizer_config.json: %s", key);
+      g_autofree char *add_origin = g_strdup_printf ("tokenizer_config.json: %s", add_key);
+      g_autoptr(JsonNode) id = NULL;
+      JsonNode *entry = member (t->tcfg, key);
+      const char *content = NULL;
+
+      if (node_is_bool (member (t->tcfg, add_key)))
+        set_add_flag (t, type, json_node_get_boolean (member (t->tcfg, add_key)), add_origin);
+      if (node_is_string (entry))
+        content = json_node_get_string (entry);
+      else if (entry != NULL && JSON_NODE_HOLDS_OBJECT (entry) &&
+               node_is_string (member (json_node_get_object (entry), "content")))
+        content = json_node_get_string (member (json_node_get_object (entry), "content"));
+      if (content == NULL)
+        continue;
+      id = added_token_id (t, content);
+      if (!set_special_id (t, type, id, origin, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* SpecialVocab._try_load_from_config_json(): <type>_token_id, at the top
+ * level or in text_config */
+static gboolean
+read_config_ids (Tok     *t,
+                 GError **error)
+{
+  for (guint i = 0; t->cfg != NULL && i < t->types->len; i++)
+    {
+      const char *type = g_ptr_array_index (t->types, i);
+      g_autofree char *key = g_strdup_printf ("%s_token_id", type);
+      g_autofree char *origin = g_strdup_printf ("config.json: %s", key);
+      JsonNode *value = member (t->cfg, key);
+
+      if (node_is_null (value) && member (t->cfg, "text_config") != NULL)
+        {
+          JsonObject *text_config = NULL;
+
+          if (!get_object (t->cfg, "text_config", "config.json", "text_config", &text_config, error))
+            return FALSE;
+          value = member (text_config, key);
+          g_free (origin);
+          origin = g_strdup_printf ("config.json: text_config.%s", key);
+        }
+      if (!set_special_id (t, type, value, origin, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_special_vocab (Tok     *t,
+                    GError **error)
+{
+  static const char *const types[] = { "bos", "eos", "unk", "sep", "pad", "cls", "mask" };
+  g_auto(Specials) sp = { NULL, NULL, NULL, NULL };
+
+  t->types = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    g_ptr_array_add (t->types, g_strdup (types[i]));
+  t->ids = g_array_new (FALSE, FALSE, sizeof (SpecialId));
+  t->add_flags = g_array_new (FALSE, FALSE, sizeof (AddFlag));
+  if (json_object_get_size (t->tok) > 0)
+    {
+      specials_set (&sp.bos, member (t->tcfg, "bos_token"));
+      specials_set (&sp.cls, member (t->tcfg, "cls_token"));
+      specials_set (&sp.eos, member (t->tcfg, "eos_token"));
+      specials_set (&sp.sep, member (t->tcfg, "sep_token"));
+      if (!node_truthy (sp.bos) && node_truthy (sp.cls) && tcfg_truthy (t))
+        tcfg_set (t, "bos_token", sp.cls), specials_set (&sp.bos, sp.cls);
+      if (!node_truthy (sp.eos) && node_truthy (sp.sep) && tcfg_truthy (t))
+        tcfg_set (t, "eos_token", sp.sep), specials_set (&sp.eos, sp.sep);
+      if (!read_post_processor (t, &sp, error))
+        return FALSE;
+    }
+  if (tcfg_truthy (t) && (!read_chat_template (t, error) || !read_config_tokens (t, error)))
+    return FALSE;
+  return read_config_ids (t, error);
+}
+
+/* ------------------------------------------------------------ writing */
+
+static const char *
+special_id_key (const char *type)
+{
+  static const char *const keys[][2] = {
+    { "bos", "tokenizer.ggml.bos_token_id" }, { "eos", "tokenizer.ggml.eos_token_id" },
+    { "unk", "tokenizer.ggml.unknown_token_id" }, { "sep", "tokenizer.ggml.seperator_token_id" },
+    { "pad", "tokenizer.ggml.padding_token_id" }, { "mask", "tokenizer.ggml.mask_token_id" },
+    { "eot", "tokenizer.ggml.eot_token_id" }, { "eom", "tokenizer.ggml.eom_token_id" },
+  };
+
+  /* no GGUFWriter.add_cls_token_id: gguf-py skips the cls id */
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (g_str_equal (keys[i][0], type))
+      return keys[i][1];
+  return NULL;
+}
+
+static const char *
+add_flag_key (const char *type)
+{
+  if (g_str_equal (type, "bos"))
+    return "tokenizer.ggml.add_bos_token";
+  if (g_str_equal (type, "eos"))
+    return "tokenizer.ggml.add_eos_token";
+  if (g_str_equal (type, "sep"))
+    return "tokenizer.ggml.add_sep_token";
+  return NULL;
+}
+
+/* LlamaModel.set_vocab(): "granite small models" (vocab 49152) never add
+ * BOS; the later write keeps the key's first place */
+static void
+write_special_tokens (Tok            *t,
+                      TsGgufMetadata *md)
+{
+  gboolean granite = t->config->vocab_size == 49152;
+  gboolean wrote_add_bos = FALSE;
+
+  for (guint i = 0; i < t->ids->len; i++)
+    {
+      SpecialId *id = &g_array_index (t->ids, SpecialId, i);
+
+      if (special_id_key (id->type) != NULL)
+        ts_gguf_metadata_add_uint32 (md, special_id_key (id->type), id->id, id->origin);
+    }
+  for (guint i = 0; i < t->add_flags->len; i++)
+    {
+      AddFlag *f = &g_array_index (t->add_flags, AddFlag, i);
+      gboolean is_bos = g_str_equal (f->type, "bos");
+
+      if (add_flag_key (f->type) == NULL)
+        continue;
+      wrote_add_bos = wrote_add_bos || is_bos;
+      ts_gguf_metadata_add_bool (md, add_flag_key (f->type), (granite && is_bos) ? FALSE : f->value,
+                                 (granite && is_bos) ? "converter: vocab_size 49152" : f->origin);
+    }
+  t->granite_add_bos = granite && !wrote_add_bos;
+}
+
+typedef struct
+{
+  char *name;
+  char *text;
+} NamedTemplate;
+
+static void
+named_template_clear (gpointer p)
+{
+  NamedTemplate *n = p;
+
+  g_free (n->name);
+  g_free (n->text);
+}
+
+static void
+add_nonempty_string (TsGgufMetadata *md,
+                     const char     *key,
+                     const char     *value,
+                     const char     *origin)
+{
+  if (value != NULL && value[0] != '\0')
+    ts_gguf_metadata_add_string (md, key, value, origin);
+}
+
+/* every character but ASCII letters and digits becomes "_" */
+static char *
+sanitize_template_name (const char *name)
+{
+  GString *s = g_string_new (NULL);
+
+  for (const char *p = name; *p; p = g_utf8_next_char (p))
+    g_string_append_c (s, g_ascii_isalnum (*p) ? *p : '_');
+  return g_string_free (s, FALSE);
+}
+
+/* GGUFWriter.add_chat_template() for the list form: named templates get
+ * their own keys, "default" is tokenizer.chat_template */
+static gboolean
+collect_named_templates (JsonArray   *list,
+                         GArray      *named,
+                         const char **default_text,
+                         GError     **error)
+{
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *choice;
+      const char *name = NULL, *text = NULL;
+      g_autofree char *clean = NULL;
+      NamedTemplate entry;
+      guint j;
+
+      if (!array_object (list, i, "tokenizer_config.json", "chat_template", &choice, error) ||
+          !get_string (choice, "name", "tokenizer_config.json", "chat_template[].name", &name, error) ||
+          !get_string (choice, "template", "tokenizer_config.json", "chat_template[].template", &text, error))
+        return FALSE;
+      clean = sanitize_template_name (name ? name : "");
+      if (clean[0] == '\0' || text == NULL)
+        continue;
+      if (g_str_equal (clean, "default"))
+        {
+          *default_text = text;
+          continue;
+        }
+      for (j = 0; j < named->len && !g_str_equal (g_array_index (named, NamedTemplate, j).name, clean); j++)
+        ;
+      entry.name = g_steal_pointer (&clean);
+      entry.text = g_strdup (text);
+      if (j < named->len)
+        {
+          named_template_clear (&g_array_index (named, NamedTemplate, j));
+          g_array_index (named, NamedTemplate, j) = entry;
+        }
+      else
+        g_array_append_val (named, entry);
+    }
+  return TRUE;
+}
+
+static gboolean
+write_chat_template (Tok            *t,
+                     TsGgufMetadata *md,
+                     GError        **error)
+{
+  g_autoptr(GArray) named = g_array_new (FALSE, FALSE, sizeof (NamedTemplate));
+  const char *default_text = NULL;
+
+  g_array_set_clear_func (named, named_template_clear);
+  if (t->chat_template == NULL)
+    return TRUE;
+  if (node_is_string (t->chat_template))
+    {
+      add_nonempty_string (md, "tokenizer.chat_template", json_node_get_string (t->chat_template),
+                           t->chat_template_origin);
+      return TRUE;
+    }
+  if (!collect_named_templates (json_node_get_array (t->chat_template), named, &default_text, error))
+    return FALSE;
+  for (guint i = 0; i < named->len; i++)
+    {
+      NamedTemplate *n = &g_array_index (named, NamedTemplate, i);
+      g_autofree char *key = g_strdup_printf ("tokenizer.chat_template.%s", n->name);
+
+      add_nonempty_string (md, key, n->text, t->chat_template_origin);
+    }
+  if (named->len > 0)
+    {
+      g_autofree const char **names = g_new0 (const char *, named->len);
+
+      for (guint i = 0; i < named->len; i++)
+        names[i] = g_array_index (named, NamedTemplate, i).name;
+      ts_gguf_metadata_add_string_array (md, "tokenizer.chat_templates", names, NULL, named->len,
+                                         t->chat_template_origin);
+    }
+  add_nonempty_string (md, "tokenizer.chat_template", default_text, t->chat_template_origin);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ entry point */
+
+static gboolean
+load_files (Tok     *t,
+            GError **error)
+{
+  return load_json (t->dir, "tokenizer.json", TRUE, &t->tok_parser, &t->tok, error) &&
+         load_json (t->dir, "tokenizer_config.json", FALSE, &t->tcfg_parser, &t->tcfg, error) &&
+         load_json (t->dir, "config.json", FALSE, &t->cfg_parser, &t->cfg, error);
+}
+
+static gboolean
+choose_pre (Tok         *t,
+            const char  *tokenizer_pre,
+            const char **pre,
+            const char **origin,
+            GError     **error)
+{
+  *pre = tokenizer_pre;
+  *origin = "--tokenizer-pre";
+  if (*pre != NULL)
+    return TRUE;
+  *pre = TS_HF_TOKENIZER_PRE_LLAMA_BPE;
+  *origin = "tokenizer.json: pre_tokenizer (Llama 3)";
+  if (ts_hf_tokenizer_is_llama3_pre_tokenizer (member (t->tok, "pre_tokenizer")))
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               "tokenizer.json: the pre-tokenizer is not Llama 3's and llama.cpp identifies "
+               "pre-tokenizers by name; pass --tokenizer-pre NAME with the name llama.cpp "
+               "uses for it (e.g. \"llama-bpe\", \"qwen2\", \"gpt-2\")");
+  return FALSE;
+}
+
+/**
+ * ts_hf_tokenizer_add_metadata:
+ * @dir: the checkpoint folder
+ * @config: its config.json
+ * @tokenizer_pre: (nullable): tokenizer.ggml.pre to write, or NULL to
+ *   recognise the Llama 3 pre-tokenizer
+ * @md: where to append the keys
+ * @error: return location for a #GError
+ *
+ * Appends the tokenizer keys of a byte-level BPE tokenizer, in the order and
+ * with the values llama.cpp's converter writes. Nothing is appended on
+ * error.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+ts_hf_tokenizer_add_metadata (GFile            *dir,
+                              const TsHfConfig *config,
+                              const char       *tokenizer_pre,
+                              TsGgufMetadata   *md,
+                              GError          **error)
+{
+  g_auto(Tok) t = { 0 };
+  g_autoptr(GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) types = g_array_new (FALSE, FALSE, sizeof (gint32));
+  const char *pre = NULL, *pre_origin = NULL;
+  JsonNode *prefix;
+
+  g_return_val_if_fail (G_IS_FILE (dir), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (md != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  t.dir = dir;
+  t.config = config;
+  if (!load_files (&t, error) || !check_byte_level_bpe (&t, error) ||
+      !choose_pre (&t, tokenizer_pre, &pre, &pre_origin, error) ||
+      !load_added_tokens (&t, error) || !build_tokens (&t, tokens, types, error) ||
+      !load_merges (&t, error) || !read_special_vocab (&t, error))
+    return FALSE;
+
+  prefix = member (t.tcfg, "add_prefix_space");
+  if (!node_is_null (prefix))
+    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_space_prefix", node_truthy (prefix),
+                               "tokenizer_config.json: add_prefix_space");
+  ts_gguf_metadata_add_string (md, "tokenizer.ggml.model", "gpt2", "converter: byte-level BPE");
+  ts_gguf_metadata_add_string (md, "tokenizer.ggml.pre", pre, pre_origin);
+  ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.tokens", (const char **) tokens->pdata, NULL,
+                                     tokens->len, "tokenizer.json: model.vocab, added_tokens");
+  ts_gguf_metadata_add_int32_array (md, "tokenizer.ggml.token_type", (const gint32 *) types->data,
+                                    types->len, "tokenizer.json: added_tokens (special)");
+  if (t.merges->len > 0)
+    ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.merges", (const char **) t.merges->pdata,
+                                       NULL, t.merges->len, t.merges_origin);
+  write_special_tokens (&t, md);
+  if (!write_chat_template (&t, md, error))
+    return FALSE;
+  if (t.granite_add_bos)
+    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_bos_token", FALSE, "converter: vocab_size 49152");
+  return TRUE;
+}

@@ -1,0 +1,106 @@
+/* ts-cli-audit.c: tensorscope-cli audit SOURCE GGUF [--json] [--jobs N]
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tensorscope.h"
+#include "ts-cli-private.h"
+
+#define EXIT_PRESERVED 0
+#define EXIT_NOT_PRESERVED 1
+#define EXIT_USAGE 2
+
+/* A one-line progress display on a terminal; called from a worker thread,
+ * never concurrently. */
+static void
+print_progress (double      fraction,
+                const char *tensor,
+                gpointer    user_data)
+{
+  fprintf (stderr, "\r\033[K%5.1f%%  %s", fraction * 100.0, tensor ? tensor : "");
+  if (fraction >= 1.0)
+    fprintf (stderr, "\r\033[K");
+  fflush (stderr);
+}
+
+static TsModelFile *
+load (const char  *path,
+      GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+
+  return ts_model_file_load (file, NULL, error);
+}
+
+static void
+print_report (TsAuditReport *report,
+              gboolean       json)
+{
+  if (json)
+    {
+      g_autoptr(JsonNode) node = ts_audit_report_to_json (report);
+      g_autofree char *text = ts_report_to_string (node, TRUE);
+
+      g_print ("%s\n", text);
+    }
+  else
+    {
+      g_autofree char *text = ts_audit_report_to_text (report);
+
+      g_print ("%s", text);
+    }
+}
+
+int
+ts_cli_audit (int    argc,
+              char **argv)
+{
+  gboolean json = FALSE;
+  int jobs = 0;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the JSON report (docs/audit-json.md)", NULL },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads (default: one per processor)", "N" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context =
+    g_option_context_new ("SOURCE GGUF — prove a conversion kept every learned value");
+  g_autoptr(TsModelFile) source = NULL;
+  g_autoptr(TsModelFile) target = NULL;
+  g_autoptr(TsAuditReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+  TsAuditOptions options;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "SOURCE is a Hugging Face checkpoint folder (or a GGUF or Safetensors file to compare\n"
+    "with a file of the same format). Exit status: 0 if every learned value is preserved\n"
+    "as its output type promises, 1 if not or if an input is invalid, 2 on a usage error.");
+  if (!ts_cli_parse (context, &argc, &argv, 2, 2, &status))
+    return status;
+  if (jobs < 0 || jobs > 256)
+    {
+      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256\n");
+      return EXIT_USAGE;
+    }
+
+  if ((source = load (argv[1], &error)) == NULL || (target = load (argv[2], &error)) == NULL)
+    return ts_cli_fail (error, json);
+
+  ts_audit_options_init (&options);
+  options.n_jobs = (guint) jobs;
+  if (!json && isatty (STDERR_FILENO))
+    options.progress = print_progress;
+  report = ts_audit_run (source, target, &options, NULL, &error);
+  if (report == NULL)
+    return ts_cli_fail (error, json);
+
+  print_report (report, json);
+  return ts_audit_report_get_passed (report) ? EXIT_PRESERVED : EXIT_NOT_PRESERVED;
+}

@@ -1,0 +1,304 @@
+/* ts-export-dialog.c: options for "Export Layout…", then a file, then the
+ * export on a worker thread
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "ts-application.h"
+#include "ts-export-dialog.h"
+#include "ts-file-chooser.h"
+
+struct _TsExportDialog
+{
+  GtkWindow       parent_instance;
+
+  TsLayout       *layout;        /* the view's, read on the main thread only */
+  GSettings      *settings;
+  GCancellable   *cancellable;
+  GFile          *target;        /* the file being written */
+
+  GtkButton      *export_button;
+  GtkDropDown    *format_dropdown;
+  GtkSpinButton  *width_spin;
+  GtkLabel       *unit_label;
+  GtkCheckButton *title_check;
+  GtkCheckButton *legend_check;
+  GtkCheckButton *range_check;
+  GtkLabel       *size_label;
+  GtkSpinner     *spinner;
+  GtkLabel       *status_label;
+};
+
+enum {
+  EXPORTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (TsExportDialog, ts_export_dialog, GTK_TYPE_WINDOW)
+
+static const char * const extensions[] = { "svg", "pdf", "png" };
+
+static TsLayoutExportFormat
+get_format (TsExportDialog *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->format_dropdown);
+
+  return selected <= TS_LAYOUT_EXPORT_PNG ? (TsLayoutExportFormat) selected : TS_LAYOUT_EXPORT_SVG;
+}
+
+/* A fresh layout with the chosen options; the worker copies it again. */
+static TsLayout *
+create_export_layout (TsExportDialog *self)
+{
+  TsLayout *layout = ts_layout_new (ts_layout_get_model (self->layout));
+
+  ts_layout_set_show_title (layout, gtk_check_button_get_active (self->title_check));
+  ts_layout_set_show_legend (layout, gtk_check_button_get_active (self->legend_check));
+  if (gtk_check_button_get_active (self->range_check))
+    {
+      guint64 start, end;
+
+      ts_layout_get_view_range (self->layout, &start, &end);
+      ts_layout_set_view_range (layout, start, end);
+    }
+
+  return layout;
+}
+
+static void
+on_options_changed (TsExportDialog *self)
+{
+  g_autoptr(TsLayout) layout = NULL;
+  g_autofree char *text = NULL;
+  int width = gtk_spin_button_get_value_as_int (self->width_spin);
+  gboolean png = get_format (self) == TS_LAYOUT_EXPORT_PNG;
+
+  gtk_label_set_text (self->unit_label, png ? _("pixels") : _("points"));
+
+  if (self->layout == NULL)
+    return;
+
+  layout = create_export_layout (self);
+  ts_layout_allocate (layout, width);
+  /* Translators: the size of the exported diagram, e.g. "1600 × 742 pixels" */
+  text = g_strdup_printf (png ? _("%d × %d pixels") : _("%d × %d points"),
+                          width, (int) ceil (ts_layout_get_height (layout)));
+  gtk_label_set_text (self->size_label, text);
+}
+
+static void
+set_busy (TsExportDialog *self,
+          gboolean        busy)
+{
+  gtk_spinner_set_spinning (self->spinner, busy);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), !busy);
+}
+
+static void
+export_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(TsExportDialog) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!ts_layout_export_finish (TS_LAYOUT (object), result, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      set_busy (self, FALSE);
+      gtk_label_set_text (self->status_label, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (self->status_label), TRUE);
+      return;
+    }
+
+  set_busy (self, FALSE);
+  g_signal_emit (self, signals[EXPORTED], 0, self->target);
+  gtk_window_close (GTK_WINDOW (self));
+}
+
+static void
+save_settings (TsExportDialog *self)
+{
+  if (self->settings == NULL)
+    return;
+
+  g_settings_set_enum (self->settings, "export-format", get_format (self));
+  g_settings_set_int (self->settings, "export-width", gtk_spin_button_get_value_as_int (self->width_spin));
+  g_settings_set_boolean (self->settings, "export-title", gtk_check_button_get_active (self->title_check));
+  g_settings_set_boolean (self->settings, "export-legend", gtk_check_button_get_active (self->legend_check));
+}
+
+void
+ts_export_dialog_export_to (TsExportDialog *self,
+                            GFile          *file)
+{
+  g_autoptr(TsLayout) layout = NULL;
+  g_autoptr(GFile) target = NULL;
+  g_autofree char *basename = NULL;
+  TsLayoutExportFormat format;
+
+  g_return_if_fail (TS_IS_EXPORT_DIALOG (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  /* the extension the user typed wins; without one, the chosen format's */
+  basename = g_file_get_basename (file);
+  if (ts_layout_export_format_from_name (basename, &format))
+    target = g_object_ref (file);
+  else
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GFile) parent = g_file_get_parent (file);
+
+      format = get_format (self);
+      name = g_strdup_printf ("%s.%s", basename, extensions[format]);
+      target = parent != NULL ? g_file_get_child (parent, name) : g_file_new_for_path (name);
+    }
+
+  g_set_object (&self->target, target);
+  save_settings (self);
+  set_busy (self, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_label), FALSE);
+
+  layout = create_export_layout (self);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+
+  ts_layout_export_async (layout, target, format,
+                          gtk_spin_button_get_value_as_int (self->width_spin), 0,
+                          self->cancellable, export_done, g_object_ref (self));
+}
+
+static void
+file_chosen (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(TsExportDialog) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = ts_file_chooser_run_finish (result, &error);
+
+  if (file == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          gtk_label_set_text (self->status_label, error->message);
+          gtk_widget_set_visible (GTK_WIDGET (self->status_label), TRUE);
+        }
+      return;
+    }
+
+  ts_export_dialog_export_to (self, file);
+}
+
+static void
+on_export_clicked (TsExportDialog *self)
+{
+  TsModelFile *model = ts_layout_get_model (self->layout);
+  g_autofree char *stem = g_strdup (ts_model_file_get_display_name (model));
+  g_autofree char *name = NULL;
+  char *dot;
+
+  if ((dot = strrchr (stem, '.')) != NULL && dot != stem)
+    *dot = '\0';
+  name = g_strdup_printf ("%s-layout.%s", stem, extensions[get_format (self)]);
+
+  ts_file_chooser_run_async (GTK_WINDOW (self), TS_FILE_CHOOSER_SAVE_LAYOUT, name,
+                             self->cancellable, file_chosen, g_object_ref (self));
+}
+
+TsExportDialog *
+ts_export_dialog_new (GtkWindow *parent,
+                      TsLayout  *layout,
+                      GSettings *settings)
+{
+  TsExportDialog *self;
+
+  g_return_val_if_fail (TS_IS_LAYOUT (layout), NULL);
+
+  self = g_object_new (TS_TYPE_EXPORT_DIALOG,
+                       "transient-for", parent,
+                       NULL);
+  self->layout = g_object_ref (layout);
+
+  if (settings != NULL)
+    {
+      self->settings = g_object_ref (settings);
+      gtk_drop_down_set_selected (self->format_dropdown, g_settings_get_enum (settings, "export-format"));
+      gtk_spin_button_set_value (self->width_spin, g_settings_get_int (settings, "export-width"));
+      gtk_check_button_set_active (self->title_check, g_settings_get_boolean (settings, "export-title"));
+      gtk_check_button_set_active (self->legend_check, g_settings_get_boolean (settings, "export-legend"));
+    }
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->range_check), ts_layout_is_zoomed (layout));
+  gtk_check_button_set_active (self->range_check, ts_layout_is_zoomed (layout));
+  on_options_changed (self);
+
+  return self;
+}
+
+static void
+ts_export_dialog_dispose (GObject *object)
+{
+  TsExportDialog *self = (TsExportDialog *) object;
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_EXPORT_DIALOG);
+  g_clear_object (&self->layout);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->target);
+
+  G_OBJECT_CLASS (ts_export_dialog_parent_class)->dispose (object);
+}
+
+static void
+ts_export_dialog_class_init (TsExportDialogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = ts_export_dialog_dispose;
+
+  /**
+   * TsExportDialog::exported:
+   * @file: the file written
+   */
+  signals[EXPORTED] =
+    g_signal_new ("exported", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_FILE);
+
+  ts_ensure_resources ();
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ts-export-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, export_button);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, format_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, width_spin);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, unit_label);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, title_check);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, legend_check);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, range_check);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, size_label);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, spinner);
+  gtk_widget_class_bind_template_child (widget_class, TsExportDialog, status_label);
+  gtk_widget_class_bind_template_callback (widget_class, on_options_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_export_clicked);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+}
+
+static void
+ts_export_dialog_init (TsExportDialog *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->cancellable = g_cancellable_new ();
+}

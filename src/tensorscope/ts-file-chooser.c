@@ -1,0 +1,195 @@
+/* ts-file-chooser.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ts-file-chooser.h"
+
+static const char *
+title_for_mode (TsFileChooserMode mode)
+{
+  switch (mode)
+    {
+    case TS_FILE_CHOOSER_OPEN_FILE:   return _("Open Model File");
+    case TS_FILE_CHOOSER_OPEN_FOLDER: return _("Open Checkpoint Folder");
+    case TS_FILE_CHOOSER_SAVE_LAYOUT: return _("Export Layout");
+    default:                          g_assert_not_reached ();
+    }
+}
+
+static GListStore *
+create_filters (TsFileChooserMode mode)
+{
+  GListStore *filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
+  g_autoptr(GtkFileFilter) main_filter = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  if (mode == TS_FILE_CHOOSER_OPEN_FILE)
+    {
+      gtk_file_filter_set_name (main_filter, _("Model Files"));
+      gtk_file_filter_add_suffix (main_filter, "gguf");
+      gtk_file_filter_add_suffix (main_filter, "safetensors");
+      gtk_file_filter_add_pattern (main_filter, "*.index.json");
+    }
+  else
+    {
+      gtk_file_filter_set_name (main_filter, _("Diagrams (SVG, PDF, PNG)"));
+      gtk_file_filter_add_suffix (main_filter, "svg");
+      gtk_file_filter_add_suffix (main_filter, "pdf");
+      gtk_file_filter_add_suffix (main_filter, "png");
+    }
+  gtk_file_filter_set_name (all, _("All Files"));
+  gtk_file_filter_add_pattern (all, "*");
+
+  g_list_store_append (filters, main_filter);
+  g_list_store_append (filters, all);
+  return filters;
+}
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+
+/* GtkFileDialog is newer than GDK_VERSION_MAX_ALLOWED: this branch is the
+ * guarded use the version macros are there to force. */
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+
+static void
+dialog_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TsFileChooserMode mode = GPOINTER_TO_UINT (g_task_get_task_data (task));
+  g_autoptr(GError) error = NULL;
+  GFile *file;
+
+  if (mode == TS_FILE_CHOOSER_OPEN_FILE)
+    file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (object), result, &error);
+  else if (mode == TS_FILE_CHOOSER_OPEN_FOLDER)
+    file = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (object), result, &error);
+  else
+    file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (object), result, &error);
+
+  if (file != NULL)
+    g_task_return_pointer (task, file, g_object_unref);
+  else if (g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) ||
+           g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", error->message);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+void
+ts_file_chooser_run_async (GtkWindow           *parent,
+                           TsFileChooserMode    mode,
+                           const char          *initial_name,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  g_autoptr(GListStore) filters = NULL;
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, ts_file_chooser_run_async);
+  g_task_set_task_data (task, GUINT_TO_POINTER (mode), NULL);
+  gtk_file_dialog_set_title (dialog, title_for_mode (mode));
+  gtk_file_dialog_set_modal (dialog, TRUE);
+
+  if (mode != TS_FILE_CHOOSER_OPEN_FOLDER)
+    {
+      filters = create_filters (mode);
+      gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
+    }
+
+  if (mode == TS_FILE_CHOOSER_OPEN_FILE)
+    gtk_file_dialog_open (dialog, parent, cancellable, dialog_done, task);
+  else if (mode == TS_FILE_CHOOSER_OPEN_FOLDER)
+    gtk_file_dialog_select_folder (dialog, parent, cancellable, dialog_done, task);
+  else
+    {
+      gtk_file_dialog_set_initial_name (dialog, initial_name);
+      gtk_file_dialog_save (dialog, parent, cancellable, dialog_done, task);
+    }
+}
+
+G_GNUC_END_IGNORE_DEPRECATIONS
+
+#else /* GTK 4.8 */
+
+static void
+native_response (GtkNativeDialog *native,
+                 int              response,
+                 gpointer         user_data)
+{
+  g_autoptr(GTask) task = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    g_task_return_pointer (task, gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native)),
+                           g_object_unref);
+  else
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                             "%s", _("The file chooser was dismissed"));
+
+  gtk_native_dialog_destroy (native);
+  g_object_unref (native);
+}
+
+void
+ts_file_chooser_run_async (GtkWindow           *parent,
+                           TsFileChooserMode    mode,
+                           const char          *initial_name,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  static const GtkFileChooserAction actions[] = {
+    GTK_FILE_CHOOSER_ACTION_OPEN,
+    GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+    GTK_FILE_CHOOSER_ACTION_SAVE,
+  };
+  GtkFileChooserNative *native;
+  GTask *task;
+
+  g_return_if_fail (!parent || GTK_IS_WINDOW (parent));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ts_file_chooser_run_async);
+
+  native = gtk_file_chooser_native_new (title_for_mode (mode), parent, actions[mode],
+                                        mode == TS_FILE_CHOOSER_SAVE_LAYOUT ? _("_Export") : _("_Open"),
+                                        _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+
+  if (mode != TS_FILE_CHOOSER_OPEN_FOLDER)
+    {
+      g_autoptr(GListStore) filters = create_filters (mode);
+
+      for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (filters)); i++)
+        {
+          g_autoptr(GtkFileFilter) filter = g_list_model_get_item (G_LIST_MODEL (filters), i);
+          gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
+        }
+    }
+
+  if (mode == TS_FILE_CHOOSER_SAVE_LAYOUT && initial_name != NULL)
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), initial_name);
+
+  g_signal_connect (native, "response", G_CALLBACK (native_response), task);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+#endif
+
+GFile *
+ts_file_chooser_run_finish (GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

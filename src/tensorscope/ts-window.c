@@ -1,0 +1,860 @@
+/* ts-window.c: one window per model
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "ts-export-dialog.h"
+#include "ts-file-chooser.h"
+#include "ts-format.h"
+#include "ts-window-private.h"
+
+#define PULSE_INTERVAL_MS 100
+#define BANNER_TIMEOUT_S  6
+
+struct _TsWindow
+{
+  GtkApplicationWindow  parent_instance;
+
+  GSettings            *settings;
+  TsModelFile          *model;
+  GFile                *file;            /* the file shown or being loaded */
+  GFile                *exported;        /* the last export, for "Show" */
+  GCancellable         *cancellable;     /* loading, choosers, sample */
+  char                 *previous_page;   /* to return to when loading is cancelled */
+  guint                 pulse_id;
+  guint                 banner_id;
+
+  GtkLabel             *title_label;
+  GtkLabel             *subtitle_label;
+  GtkStack             *stack;
+  GtkSpinner           *loading_spinner;
+  GtkLabel             *loading_label;
+  GtkProgressBar       *loading_progress;
+  GtkLabel             *error_title;
+  GtkLabel             *error_message;
+  GtkLabel             *error_rule;
+  GtkWidget            *error_open_button;
+  GtkPaned             *paned;
+  GtkLabel             *range_label;
+  GtkWidget            *export_button;
+  TsLayoutView         *layout_view;
+  GtkStack             *view_stack;
+  TsTensorTable        *tensor_table;
+  TsMetadataView       *metadata_view;
+  TsSummaryView        *summary_view;
+  GtkRevealer          *drop_revealer;
+  GtkRevealer          *banner_revealer;
+  GtkLabel             *banner_label;
+  GMenu                *recent_section;
+  GtkDropTarget        *drop_target;
+};
+
+G_DEFINE_FINAL_TYPE (TsWindow, ts_window, GTK_TYPE_APPLICATION_WINDOW)
+
+/* A load in flight: its cancellable tells a stale result from the current one. */
+typedef struct
+{
+  TsWindow     *self;
+  GCancellable *cancellable;
+} LoadData;
+
+static void
+load_data_free (LoadData *data)
+{
+  g_clear_object (&data->self);
+  g_clear_object (&data->cancellable);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LoadData, load_data_free)
+
+/* ------------------------------------------------------------------------ */
+/* Pages                                                                     */
+
+static void
+set_titles (TsWindow   *self,
+            const char *title,
+            const char *subtitle)
+{
+  gtk_window_set_title (GTK_WINDOW (self), title);
+  gtk_label_set_text (self->title_label, title);
+  gtk_label_set_text (self->subtitle_label, subtitle != NULL ? subtitle : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), subtitle != NULL && subtitle[0] != '\0');
+}
+
+static void
+update_actions (TsWindow *self)
+{
+  gboolean has_model = self->model != NULL &&
+                       g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "model") == 0;
+  gboolean zoomed = has_model && ts_layout_view_get_zoomed (self->layout_view);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", has_model);
+  gtk_widget_set_visible (self->export_button, has_model);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", has_model);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", has_model);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", zoomed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-reset", zoomed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-back", zoomed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reload", self->file != NULL);
+}
+
+static void
+stop_pulse (TsWindow *self)
+{
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  gtk_spinner_set_spinning (self->loading_spinner, FALSE);
+}
+
+static void
+show_page (TsWindow   *self,
+           const char *name)
+{
+  if (g_strcmp0 (name, "loading") != 0)
+    stop_pulse (self);
+  gtk_stack_set_visible_child_name (self->stack, name);
+  update_actions (self);
+}
+
+static char *
+describe_model (TsModelFile *model)
+{
+  g_autofree char *size = g_format_size (ts_model_file_get_total_size (model));
+  g_autofree char *count = ts_format_count (ts_model_file_get_n_tensors (model));
+  guint n_parts = g_list_model_get_n_items (ts_model_file_get_parts (model));
+  g_autofree char *format = NULL;
+
+  if (TS_IS_GGUF_FILE (model))
+    format = g_strdup_printf ("GGUF v%u", ts_gguf_file_get_version (TS_GGUF_FILE (model)));
+  else if (n_parts > 1)
+    format = g_strdup_printf (_("Safetensors, %u shards"), n_parts);
+  else
+    format = g_strdup ("Safetensors");
+
+  /* Translators: "GGUF v3 · 6.4 GB · 255 tensors" */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %s · %s tensor", "%s · %s · %s tensors",
+                                       ts_model_file_get_n_tensors (model)),
+                          format, size, count);
+}
+
+static void
+add_to_recent (TsWindow *self,
+               GFile    *file)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+    {
+      GtkRecentData data = {
+        .display_name = NULL,
+        .mime_type = (char *) "inode/directory",
+        .app_name = (char *) g_get_application_name (),
+        .app_exec = (char *) "tensorscope %u",
+      };
+      gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
+    }
+  else
+    gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+}
+
+static void
+set_model (TsWindow    *self,
+           TsModelFile *model)
+{
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  g_autofree char *subtitle = describe_model (model);
+
+  /* the header bar already says what this is; exports keep the title */
+  ts_layout_set_show_title (layout, FALSE);
+
+  g_set_object (&self->model, model);
+
+  ts_tensor_table_set_model_file (self->tensor_table, model);
+  ts_layout_view_set_layout (self->layout_view, layout);
+  ts_layout_view_set_model (self->layout_view, ts_tensor_table_get_selection (self->tensor_table));
+  ts_metadata_view_set_model_file (self->metadata_view, model);
+  ts_summary_view_set_model_file (self->summary_view, model);
+
+  set_titles (self, ts_model_file_get_display_name (model), subtitle);
+  add_to_recent (self, ts_model_file_get_file (model));
+  show_page (self, "model");
+}
+
+static void
+show_error (TsWindow     *self,
+            GFile        *file,
+            const GError *error)
+{
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *title = g_strdup_printf (_("Could Not Open “%s”"), name);
+
+  gtk_label_set_text (self->error_title, title);
+  gtk_label_set_text (self->error_message, error->message);
+
+  if (error->domain == TS_FORMAT_ERROR)
+    {
+      g_autofree char *rule = g_strdup_printf (_("rule: %s"), ts_format_error_to_nick (error->code));
+      gtk_label_set_text (self->error_rule, rule);
+    }
+  else
+    gtk_label_set_text (self->error_rule, "");
+
+  g_clear_object (&self->model);
+  set_titles (self, name, _("Not a readable model file"));
+  show_page (self, "error");
+  /* not the selectable message: it would start fully selected */
+  gtk_widget_grab_focus (self->error_open_button);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading                                                                   */
+
+static gboolean
+pulse_cb (gpointer user_data)
+{
+  TsWindow *self = user_data;
+
+  gtk_progress_bar_pulse (self->loading_progress);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+replace_cancellable (TsWindow *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+}
+
+static void
+load_done (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(LoadData) data = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsModelFile) model = ts_model_file_load_finish (result, &error);
+  TsWindow *self = data->self;
+
+  /* cancelled, or replaced by a newer request: never apply a stale result */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+      g_cancellable_is_cancelled (data->cancellable) ||
+      data->cancellable != self->cancellable)
+    return;
+
+  if (model == NULL)
+    show_error (self, self->file, error);
+  else
+    set_model (self, model);
+}
+
+void
+ts_window_open (TsWindow *self,
+                GFile    *file)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *text = NULL;
+  LoadData *data;
+
+  g_return_if_fail (TS_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "loading") != 0)
+    {
+      g_free (self->previous_page);
+      self->previous_page = g_strdup (gtk_stack_get_visible_child_name (self->stack));
+    }
+
+  g_set_object (&self->file, file);
+  replace_cancellable (self);
+
+  name = g_file_get_basename (file);
+  text = g_strdup_printf (_("Opening “%s”…"), name);
+  gtk_label_set_text (self->loading_label, text);
+  gtk_progress_bar_set_fraction (self->loading_progress, 0);
+  gtk_spinner_set_spinning (self->loading_spinner, TRUE);
+  if (self->pulse_id == 0)
+    self->pulse_id = g_timeout_add (PULSE_INTERVAL_MS, pulse_cb, self);
+  show_page (self, "loading");
+
+  data = g_new0 (LoadData, 1);
+  data->self = g_object_ref (self);
+  data->cancellable = g_object_ref (self->cancellable);
+  ts_model_file_load_async (file, self->cancellable, load_done, data);
+}
+
+gboolean
+ts_window_is_empty (TsWindow *self)
+{
+  g_return_val_if_fail (TS_IS_WINDOW (self), FALSE);
+
+  return g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "empty") == 0;
+}
+
+TsModelFile *
+ts_window_get_model (TsWindow *self)
+{
+  g_return_val_if_fail (TS_IS_WINDOW (self), NULL);
+
+  return self->model;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Actions                                                                   */
+
+static void
+file_chosen (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = ts_file_chooser_run_finish (result, &error);
+
+  if (file != NULL)
+    ts_window_open (self, file);
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_warning ("File chooser failed: %s", error->message);
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  TsWindow *self = TS_WINDOW (widget);
+  TsFileChooserMode mode = g_str_equal (action_name, "win.open-folder")
+    ? TS_FILE_CHOOSER_OPEN_FOLDER : TS_FILE_CHOOSER_OPEN_FILE;
+
+  ts_file_chooser_run_async (GTK_WINDOW (self), mode, NULL, NULL, file_chosen, g_object_ref (self));
+}
+
+static void
+sample_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  GFile *dir = task_data;
+  TsSampleOptions options;
+  GError *error = NULL;
+
+  ts_sample_options_init (&options);
+  if (ts_sample_write (dir, &options, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+sample_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  GFile *dir = g_task_get_task_data (G_TASK (result));
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error (self, dir, error);
+      return;
+    }
+
+  ts_window_open (self, dir);
+}
+
+/* The sample is written to the cache on a worker, then opened like any folder. */
+static void
+open_sample_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  TsWindow *self = TS_WINDOW (widget);
+  g_autofree char *path = g_build_filename (g_get_user_cache_dir (), "tensorscope", "sample", NULL);
+  g_autoptr(GTask) task = NULL;
+
+  replace_cancellable (self);
+  task = g_task_new (NULL, self->cancellable, sample_done, g_object_ref (self));
+  g_task_set_source_tag (task, open_sample_action);
+  g_task_set_task_data (task, g_file_new_for_path (path), g_object_unref);
+  g_task_run_in_thread (task, sample_worker);
+}
+
+static void
+cancel_load_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  TsWindow *self = TS_WINDOW (widget);
+  const char *page = self->previous_page;
+
+  g_cancellable_cancel (self->cancellable);
+  if (page == NULL || g_str_equal (page, "loading") || (g_str_equal (page, "model") && self->model == NULL))
+    page = "empty";
+  if (g_str_equal (page, "empty"))
+    set_titles (self, _("Tensorscope"), NULL);
+  else if (self->model != NULL)
+    {
+      g_autofree char *subtitle = describe_model (self->model);
+      set_titles (self, ts_model_file_get_display_name (self->model), subtitle);
+      g_set_object (&self->file, ts_model_file_get_file (self->model));
+    }
+  show_page (self, page);
+}
+
+static void
+reload_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  TsWindow *self = TS_WINDOW (widget);
+  g_autoptr(GFile) file = self->file != NULL ? g_object_ref (self->file) : NULL;
+
+  if (file != NULL)
+    ts_window_open (self, file);
+}
+
+static void
+dismiss_banner (TsWindow *self)
+{
+  g_clear_handle_id (&self->banner_id, g_source_remove);
+  gtk_revealer_set_reveal_child (self->banner_revealer, FALSE);
+}
+
+static gboolean
+banner_timeout (gpointer user_data)
+{
+  TsWindow *self = user_data;
+
+  self->banner_id = 0;
+  gtk_revealer_set_reveal_child (self->banner_revealer, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_exported (TsWindow *self,
+             GFile    *file)
+{
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *text = g_strdup_printf (_("Exported “%s”"), name);
+
+  g_set_object (&self->exported, file);
+  gtk_label_set_text (self->banner_label, text);
+  gtk_revealer_set_reveal_child (self->banner_revealer, TRUE);
+  g_clear_handle_id (&self->banner_id, g_source_remove);
+  self->banner_id = g_timeout_add_seconds (BANNER_TIMEOUT_S, banner_timeout, self);
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  TsWindow *self = TS_WINDOW (widget);
+  TsLayout *layout = ts_layout_view_get_layout (self->layout_view);
+  TsExportDialog *dialog;
+
+  if (layout == NULL)
+    return;
+
+  dialog = ts_export_dialog_new (GTK_WINDOW (self), layout, self->settings);
+  g_signal_connect_object (dialog, "exported", G_CALLBACK (on_exported), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+show_export_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  TsWindow *self = TS_WINDOW (widget);
+  g_autofree char *uri = NULL;
+
+  if (self->exported == NULL)
+    return;
+
+  uri = g_file_get_uri (self->exported);
+  gtk_show_uri (GTK_WINDOW (self), uri, GDK_CURRENT_TIME);
+  dismiss_banner (self);
+}
+
+static void
+dismiss_banner_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  dismiss_banner (TS_WINDOW (widget));
+}
+
+static void
+find_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  TsWindow *self = TS_WINDOW (widget);
+  const char *view = gtk_stack_get_visible_child_name (self->view_stack);
+
+  if (g_strcmp0 (view, "metadata") == 0)
+    ts_metadata_view_focus_search (self->metadata_view);
+  else
+    {
+      gtk_stack_set_visible_child_name (self->view_stack, "tensors");
+      ts_tensor_table_focus_search (self->tensor_table);
+    }
+}
+
+static void
+zoom_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  TsWindow *self = TS_WINDOW (widget);
+
+  if (g_str_equal (action_name, "win.zoom-in"))
+    ts_layout_view_zoom_in (self->layout_view);
+  else if (g_str_equal (action_name, "win.zoom-out"))
+    ts_layout_view_zoom_out (self->layout_view);
+  else if (g_str_equal (action_name, "win.zoom-back"))
+    ts_layout_view_zoom_back (self->layout_view);
+  else
+    ts_layout_view_zoom_reset (self->layout_view);
+}
+
+static void
+on_zoom_changed (TsWindow *self)
+{
+  TsLayout *layout = ts_layout_view_get_layout (self->layout_view);
+  g_autofree char *text = NULL;
+
+  if (layout == NULL)
+    return;
+
+  if (ts_layout_is_zoomed (layout))
+    {
+      guint64 start, end;
+      g_autofree char *a = NULL;
+      g_autofree char *b = NULL;
+      double factor;
+
+      ts_layout_get_view_range (layout, &start, &end);
+      a = ts_format_count (start);
+      b = ts_format_count (end);
+      factor = (double) ts_layout_get_max_part_size (layout) / (double) MAX (end - start, 1);
+      /* Translators: the byte range shown and the magnification */
+      text = g_strdup_printf (_("bytes %s – %s · %.3g×"), a, b, factor);
+    }
+  else
+    text = g_strdup (_("whole file, to scale"));
+
+  gtk_label_set_text (self->range_label, text);
+  update_actions (self);
+}
+
+static void
+on_select_hidden_tensor (TsWindow     *self,
+                         TsTensor     *tensor,
+                         TsLayoutView *view)
+{
+  ts_tensor_table_select_tensor (self->tensor_table, tensor);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Drag and drop                                                             */
+
+static GdkDragAction
+on_drop_enter (TsWindow      *self,
+               double         x,
+               double         y,
+               GtkDropTarget *target)
+{
+  gtk_revealer_set_reveal_child (self->drop_revealer, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->stack), "drop-active");
+  return GDK_ACTION_COPY;
+}
+
+static void
+on_drop_leave (TsWindow      *self,
+               GtkDropTarget *target)
+{
+  gtk_revealer_set_reveal_child (self->drop_revealer, FALSE);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->stack), "drop-active");
+}
+
+static gboolean
+on_drop (TsWindow      *self,
+         const GValue  *value,
+         double         x,
+         double         y,
+         GtkDropTarget *target)
+{
+  g_autoptr(GSList) files = NULL;
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  on_drop_leave (self, target);
+
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    files = g_slist_copy (gdk_file_list_get_files (g_value_get_boxed (value)));
+  else if (G_VALUE_HOLDS (value, G_TYPE_FILE))
+    files = g_slist_prepend (NULL, g_value_get_object (value));
+
+  if (files == NULL)
+    return FALSE;
+
+  /* the first file replaces this window's model, the others get windows */
+  ts_window_open (self, files->data);
+  for (GSList *l = files->next; l != NULL && app != NULL; l = l->next)
+    {
+      TsWindow *other = ts_window_new (TS_APPLICATION (app));
+      ts_window_open (other, l->data);
+      gtk_window_present (GTK_WINDOW (other));
+    }
+
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Private API for tests                                                     */
+
+const char *
+ts_window_get_page (TsWindow *self)
+{
+  return gtk_stack_get_visible_child_name (self->stack);
+}
+
+const char *
+ts_window_get_error_message (TsWindow *self)
+{
+  return gtk_label_get_text (self->error_message);
+}
+
+TsLayoutView *
+ts_window_get_layout_view (TsWindow *self)
+{
+  return self->layout_view;
+}
+
+TsTensorTable *
+ts_window_get_tensor_table (TsWindow *self)
+{
+  return self->tensor_table;
+}
+
+TsMetadataView *
+ts_window_get_metadata_view (TsWindow *self)
+{
+  return self->metadata_view;
+}
+
+TsSummaryView *
+ts_window_get_summary_view (TsWindow *self)
+{
+  return self->summary_view;
+}
+
+GtkDropTarget *
+ts_window_get_drop_target (TsWindow *self)
+{
+  return self->drop_target;
+}
+
+gboolean
+ts_window_get_drop_active (TsWindow *self)
+{
+  return gtk_revealer_get_reveal_child (self->drop_revealer);
+}
+
+void
+ts_window_show_view (TsWindow   *self,
+                     const char *name)
+{
+  gtk_stack_set_visible_child_name (self->view_stack, name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GObject                                                                   */
+
+TsWindow *
+ts_window_new (TsApplication *app)
+{
+  return g_object_new (TS_TYPE_WINDOW, "application", app, NULL);
+}
+
+static void
+load_settings (TsWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (TS_IS_APPLICATION (app))
+    self->settings = g_object_ref (ts_application_get_settings (TS_APPLICATION (app)));
+  else
+    self->settings = g_settings_new ("io.github.tensorscope.Tensorscope");
+
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+  gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "layout-height"));
+  ts_layout_view_set_zoom_step (self->layout_view, g_settings_get_double (self->settings, "zoom-step"));
+}
+
+static gboolean
+ts_window_close_request (GtkWindow *window)
+{
+  TsWindow *self = TS_WINDOW (window);
+  int width, height;
+
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_delay (self->settings);
+  if (!gtk_window_is_maximized (window) && width > 0 && height > 0)
+    {
+      g_settings_set_int (self->settings, "window-width", width);
+      g_settings_set_int (self->settings, "window-height", height);
+    }
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  if (self->model != NULL)
+    g_settings_set_int (self->settings, "layout-height",
+                        CLAMP (gtk_paned_get_position (self->paned), 120, 4000));
+  g_settings_apply (self->settings);
+
+  return GTK_WINDOW_CLASS (ts_window_parent_class)->close_request (window);
+}
+
+static void
+ts_window_constructed (GObject *object)
+{
+  TsWindow *self = TS_WINDOW (object);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  G_OBJECT_CLASS (ts_window_parent_class)->constructed (object);
+
+  load_settings (self);
+  if (TS_IS_APPLICATION (app))
+    g_menu_prepend_submenu (self->recent_section, _("Open _Recent"),
+                            ts_application_get_recent_menu (TS_APPLICATION (app)));
+}
+
+static void
+ts_window_dispose (GObject *object)
+{
+  TsWindow *self = (TsWindow *) object;
+
+  /* workers still running finish into a cancelled request and drop it */
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->pulse_id, g_source_remove);
+  g_clear_handle_id (&self->banner_id, g_source_remove);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_WINDOW);
+
+  g_clear_object (&self->model);
+  g_clear_object (&self->file);
+  g_clear_object (&self->exported);
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->previous_page, g_free);
+
+  G_OBJECT_CLASS (ts_window_parent_class)->dispose (object);
+}
+
+static void
+ts_window_class_init (TsWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->constructed = ts_window_constructed;
+  object_class->dispose = ts_window_dispose;
+  window_class->close_request = ts_window_close_request;
+
+  g_type_ensure (TS_TYPE_LAYOUT_VIEW);
+  g_type_ensure (TS_TYPE_TENSOR_TABLE);
+  g_type_ensure (TS_TYPE_METADATA_VIEW);
+  g_type_ensure (TS_TYPE_SUMMARY_VIEW);
+
+  ts_ensure_resources ();
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ts-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, loading_spinner);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, loading_label);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, loading_progress);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, error_title);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, error_message);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, error_rule);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, error_open_button);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, paned);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, range_label);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, export_button);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, layout_view);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, tensor_table);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, metadata_view);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, summary_view);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, drop_revealer);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_revealer);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, recent_section);
+  gtk_widget_class_bind_template_callback (widget_class, on_zoom_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_select_hidden_tensor);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, open_sample_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
+  gtk_widget_class_install_action (widget_class, "win.reload", NULL, reload_action);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.show-export", NULL, show_export_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-banner", NULL, dismiss_banner_action);
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-reset", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-back", NULL, zoom_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.open-folder", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Add, GDK_CONTROL_MASK, "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "win.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, GDK_CONTROL_MASK, "win.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.zoom-reset", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_0, GDK_CONTROL_MASK, "win.zoom-reset", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.zoom-back", NULL);
+}
+
+static void
+ts_window_init (TsWindow *self)
+{
+  GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE };
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+#ifdef DEVELOPMENT
+  gtk_widget_add_css_class (GTK_WIDGET (self), "devel");
+#endif
+
+  /* on the whole window: drop anywhere, whatever page is showing */
+  self->drop_target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (self->drop_target, types, G_N_ELEMENTS (types));
+  g_signal_connect_swapped (self->drop_target, "enter", G_CALLBACK (on_drop_enter), self);
+  g_signal_connect_swapped (self->drop_target, "leave", G_CALLBACK (on_drop_leave), self);
+  g_signal_connect_swapped (self->drop_target, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (self->drop_target));
+
+  show_page (self, "empty");
+  on_zoom_changed (self);
+}

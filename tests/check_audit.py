@@ -1,0 +1,488 @@
+#!/usr/bin/python3
+"""Audit tests (issue 4): clean conversions pass, and every planted fault is
+detected and named.
+
+Usage: check_audit.py TENSORSCOPE_CLI WORKDIR
+
+Inputs come from writers we did not write in C: tests/ref/gen_checkpoint.py
+(checkpoints), tests/ref/ref_convert.py (a Python re-derivation of llama.cpp's
+converter) and the small GGUF reader/writer below, which rewrites those files
+in another tensor order, with extra keys, another alignment, or with faults.
+Our own converter's outputs are audited too when `tensorscope-cli convert`
+exists.
+"""
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+GEN = HERE / "ref" / "gen_checkpoint.py"
+REF = HERE / "ref" / "ref_convert.py"
+PY = "/usr/bin/python3"
+OUTTYPES = ["bf16", "f16", "f32", "q8_0"]
+
+# ------------------------------------------------------------------ GGUF I/O
+
+T_UINT32, T_STRING, T_ARRAY = 4, 8, 9
+SCALAR_SIZE = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+# ggml type -> (block size, bytes per block)
+GGML = {0: (1, 4), 1: (1, 2), 30: (1, 2), 8: (32, 34)}
+F32, F16, BF16, Q8_0 = 0, 1, 30, 8
+
+
+def _skip_value(buf, pos, t):
+    if t in SCALAR_SIZE:
+        return pos + SCALAR_SIZE[t]
+    if t == T_STRING:
+        (n,) = struct.unpack_from("<Q", buf, pos)
+        return pos + 8 + n
+    if t == T_ARRAY:
+        et, n = struct.unpack_from("<IQ", buf, pos)
+        pos += 12
+        if et in SCALAR_SIZE:
+            return pos + n * SCALAR_SIZE[et]
+        for _ in range(n):
+            pos = _skip_value(buf, pos, et)
+        return pos
+    raise ValueError(f"value type {t}")
+
+
+def _read_string(buf, pos):
+    (n,) = struct.unpack_from("<Q", buf, pos)
+    return buf[pos + 8:pos + 8 + n].decode("utf-8"), pos + 8 + n
+
+
+class Gguf:
+    """kv: [key, type, raw value bytes]; tensors: dicts name/dims/type/data."""
+
+    def __init__(self, path):
+        buf = Path(path).read_bytes()
+        assert buf[:4] == b"GGUF"
+        self.version, n_t, n_kv = struct.unpack_from("<IQQ", buf, 4)
+        pos = 24
+        self.kv = []
+        for _ in range(n_kv):
+            key, pos = _read_string(buf, pos)
+            (t,) = struct.unpack_from("<I", buf, pos)
+            end = _skip_value(buf, pos + 4, t)
+            self.kv.append([key, t, buf[pos + 4:end]])
+            pos = end
+        infos = []
+        for _ in range(n_t):
+            name, pos = _read_string(buf, pos)
+            (nd,) = struct.unpack_from("<I", buf, pos)
+            dims = list(struct.unpack_from(f"<{nd}Q", buf, pos + 4))
+            typ, off = struct.unpack_from("<IQ", buf, pos + 4 + 8 * nd)
+            pos += 4 + 8 * nd + 12
+            infos.append((name, dims, typ, off))
+        self.alignment = 32
+        for k, t, raw in self.kv:
+            if k == "general.alignment":
+                (self.alignment,) = struct.unpack("<I", raw)
+        start = (pos + self.alignment - 1) // self.alignment * self.alignment
+        self.tensors = []
+        for name, dims, typ, off in infos:
+            n = int(np.prod(dims, dtype=np.int64))
+            bs, ts = GGML[typ]
+            size = n // bs * ts
+            self.tensors.append({"name": name, "dims": dims, "type": typ,
+                                 "data": bytearray(buf[start + off:start + off + size])})
+
+    def tensor(self, name):
+        return next(t for t in self.tensors if t["name"] == name)
+
+    def set_u32(self, key, value):
+        for e in self.kv:
+            if e[0] == key:
+                e[2] = struct.pack("<I", value)
+                return
+        raise KeyError(key)
+
+    def add_kv(self, key, t, raw):
+        self.kv.append([key, t, raw])
+
+    def write(self, path, alignment=None):
+        alignment = alignment or self.alignment
+        kv = [e for e in self.kv if e[0] != "general.alignment"]
+        if alignment != 32:
+            kv.append(["general.alignment", T_UINT32, struct.pack("<I", alignment)])
+        pad = lambda n: (-n) % alignment  # noqa: E731
+        out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, len(self.tensors), len(kv)))
+        for k, t, raw in kv:
+            kb = k.encode()
+            out += struct.pack("<Q", len(kb)) + kb + struct.pack("<I", t) + raw
+        off = 0
+        for t in self.tensors:
+            nb = t["name"].encode()
+            out += struct.pack("<Q", len(nb)) + nb + struct.pack("<I", len(t["dims"]))
+            out += b"".join(struct.pack("<Q", d) for d in t["dims"])
+            out += struct.pack("<IQ", t["type"], off)
+            off += len(t["data"]) + pad(len(t["data"]))
+        out += b"\0" * pad(len(out))
+        for t in self.tensors:
+            out += t["data"] + b"\0" * pad(len(t["data"]))
+        Path(path).write_bytes(out)
+
+
+def string_raw(s):
+    b = s.encode()
+    return struct.pack("<Q", len(b)) + b
+
+
+# ------------------------------------------------------------------ helpers
+
+class Runner:
+    def __init__(self, cli, work):
+        self.cli = cli
+        self.work = Path(work)
+        self.passed = 0
+        self.failed = []
+
+    def check(self, name, ok, info=""):
+        if ok:
+            self.passed += 1
+            print(f"ok   {name}")
+        else:
+            self.failed.append(name)
+            print(f"FAIL {name}: {info}")
+
+    def audit(self, source, target, extra=()):
+        p = subprocess.run([self.cli, "audit", str(source), str(target), "--json", *extra],
+                           capture_output=True, text=True, timeout=600)
+        try:
+            report = json.loads(p.stdout)
+        except ValueError:
+            report = None
+        return p.returncode, report, p.stderr
+
+
+def pair(report, target):
+    return next((t for t in report["tensors"] if t["target"] == target), None)
+
+
+def check_named(report, name):
+    return next((c for c in report["checks"] if c["name"] == name), None)
+
+
+def size_sums(report):
+    size = report["size"]
+    return (sum(r["delta"] for r in size["rows"]) == size["delta"] ==
+            size["target_bytes"] - size["source_bytes"])
+
+
+def permuted_source_row(row, rows_per_head):
+    h, r = divmod(row, rows_per_head)
+    return h * rows_per_head + (r % 2) * (rows_per_head // 2) + r // 2
+
+
+def rows_view(t):
+    """A GGUF matrix as a [rows, row bytes] uint8 array (a view on its data)."""
+    rows = t["dims"][1] if len(t["dims"]) > 1 else t["dims"][0]
+    return np.frombuffer(t["data"], np.uint8).reshape(rows, -1)
+
+
+def permute_rows(t, n_head, inverse=False):
+    a = rows_view(t).copy()
+    rph = a.shape[0] // n_head
+    idx = np.array([permuted_source_row(r, rph) for r in range(a.shape[0])])
+    out = np.empty_like(a)
+    if inverse:
+        out[idx] = a          # target row r holds source row idx[r]
+    else:
+        out = a[idx]
+    t["data"] = bytearray(out.tobytes())
+
+
+def flip_bit(t, element, bit):
+    bs, ts = GGML[t["type"]]
+    if bs == 1:
+        byte = element * ts + bit // 8
+    else:                     # Q8_0: the quant byte of @element
+        byte = element // 32 * 34 + 2 + element % 32
+    t["data"][byte] ^= 1 << (bit % 8)
+
+
+# ------------------------------------------------------------------ fixtures
+
+def make_fixtures(r):
+    r.work.mkdir(parents=True, exist_ok=True)
+    ck = r.work / "ck"
+    ck32 = r.work / "ck-f32"
+    ck1 = r.work / "ck-1shard"
+    subprocess.run([PY, str(GEN), str(ck), "--shards", "2", "--layers", "2"], check=True)
+    subprocess.run([PY, str(GEN), str(ck1), "--shards", "1", "--layers", "2"], check=True)
+    subprocess.run([PY, str(GEN), str(ck32), "--dtype", "f32", "--layers", "2"], check=True)
+    ggufs = {}
+    for t in OUTTYPES:
+        out = r.work / f"ref-{t}.gguf"
+        subprocess.run([PY, str(REF), str(ck), str(out), "--outtype", t], check=True)
+        ggufs[t] = out
+    out32 = r.work / "ref-f32src-bf16.gguf"
+    subprocess.run([PY, str(REF), str(ck32), str(out32), "--outtype", "bf16"], check=True)
+    return ck, ck1, ck32, ggufs, out32
+
+
+def config_heads(ck):
+    cfg = json.loads((ck / "config.json").read_text())
+    return cfg["num_attention_heads"], cfg.get("num_key_value_heads", cfg["num_attention_heads"])
+
+
+# ------------------------------------------------------------------ cases
+
+def clean_cases(r, ck, ggufs):
+    for t, path in ggufs.items():
+        code, rep, err = r.audit(ck, path)
+        r.check(f"clean ref {t}: exit 0", code == 0 and rep and rep["passed"], err or rep)
+        r.check(f"clean ref {t}: sizes sum exactly", rep and size_sums(rep))
+        if rep and t in ("f16", "q8_0"):
+            lossy = [p for p in rep["tensors"] if p["lossy"]]
+            r.check(f"clean ref {t}: lossy stats reported",
+                    lossy and all(p["n_mismatch"] == 0 for p in lossy) and
+                    sum(p["n_changed"] for p in lossy) > 0 and
+                    max(p["max_abs_error"] for p in lossy) > 0)
+    # an independent writer: reversed tensor order, extra keys, alignment 64
+    g = Gguf(ggufs["bf16"])
+    g.tensors.reverse()
+    g.add_kv("general.description", T_STRING, string_raw("rewritten by check_audit.py"))
+    g.add_kv("tensorscope.test.extra", T_UINT32, struct.pack("<I", 7))
+    other = r.work / "rewritten-align64.gguf"
+    g.write(other, alignment=64)
+    code, rep, err = r.audit(ck, other)
+    r.check("independent writer (order, extra keys, alignment 64): exit 0",
+            code == 0 and rep and rep["passed"], err or rep)
+    r.check("independent writer: sizes sum exactly", rep and size_sums(rep))
+    r.check("independent writer: padding row explains alignment",
+            rep and any(row["section"] == "alignment padding" and row["delta"] > 0
+                        for row in rep["size"]["rows"]))
+    return other
+
+
+def our_converter_cases(r, ck):
+    help_run = subprocess.run([r.cli, "convert", "--help"], capture_output=True, text=True)
+    if help_run.returncode != 0:
+        print("note: tensorscope-cli convert is not available; its outputs are not audited")
+        return
+    for t in OUTTYPES:
+        out = r.work / f"ours-{t}.gguf"
+        c = subprocess.run([r.cli, "convert", str(ck), "-o", str(out), "--outtype", t, "--force"],
+                           capture_output=True, text=True)
+        r.check(f"our converter {t}: converts", c.returncode == 0, c.stderr)
+        if c.returncode != 0:
+            continue
+        code, rep, err = r.audit(ck, out)
+        r.check(f"our converter {t}: audits clean", code == 0 and rep and rep["passed"], err or rep)
+        r.check(f"our converter {t}: sizes sum exactly", rep and size_sums(rep))
+
+
+def expect_fail(r, name, source, gguf_path, predicate):
+    code, rep, err = r.audit(source, gguf_path)
+    ok = code == 1 and rep is not None and not rep["passed"]
+    r.check(f"{name}: detected (exit 1)", ok, f"exit {code} {err}")
+    if ok:
+        r.check(f"{name}: named", predicate(rep), json.dumps(rep, indent=1)[:3000])
+        r.check(f"{name}: sizes sum exactly", size_sums(rep))
+
+
+def bit_flip_cases(r, ck, ggufs):
+    n_head, n_kv = config_heads(ck)
+    cases = [  # (class, gguf tensor, element, bit, heads of its permutation)
+        ("embedding", "token_embd.weight", 70, 3, 0),
+        ("permuted Q", "blk.0.attn_q.weight", None, 2, n_head),
+        ("permuted K", "blk.1.attn_k.weight", None, 5, n_kv),
+        ("V", "blk.0.attn_v.weight", 100, 1, 0),
+        ("FFN", "blk.1.ffn_down.weight", 333, 4, 0),
+        ("norm", "blk.0.attn_norm.weight", 7, 0, 0),
+        ("rope_freqs", "rope_freqs.weight", 3, 0, 0),
+    ]
+    for cls, name, element, bit, heads in cases:
+        for t in ("bf16", "q8_0") if cls == "FFN" else ("bf16",):
+            g = Gguf(ggufs[t])
+            tensor = g.tensor(name)
+            cols = tensor["dims"][0]
+            if element is None:
+                element = cols * 1 + 5        # row 1: the permutation moves it
+            flip_bit(tensor, element, bit)
+            path = r.work / f"flip-{name}-{t}.gguf"
+            g.write(path)
+            row, col = divmod(element, cols) if len(tensor["dims"]) > 1 else (0, element)
+            if heads:
+                row = permuted_source_row(row, len(rows_view(tensor)) // heads)
+            want = row * cols + col if len(tensor["dims"]) > 1 else element
+
+            def named(rep, name=name, want=want, t=t, cls=cls):
+                p = pair(rep, name)
+                first = p and p["first_mismatch"]
+                ok = (p is not None and p["status"] == "fail" and p["n_mismatch"] == 1 and
+                      first is not None and first["index"] == want)
+                if t == "bf16":
+                    ok = ok and "flipped bit" in (p["detail"] or "")
+                if cls == "rope_freqs":
+                    ok = ok and check_named(rep, "rope-freqs")["status"] == "fail"
+                else:
+                    ok = ok and check_named(rep, "values")["status"] == "fail"
+                return ok
+
+            expect_fail(r, f"flipped bit in {cls} ({name}, {t})", ck, path, named)
+
+
+def permutation_cases(r, ck, ggufs):
+    n_head, n_kv = config_heads(ck)
+    g = Gguf(ggufs["bf16"])
+    for t in g.tensors:
+        if t["name"].endswith("attn_q.weight"):
+            permute_rows(t, n_head, inverse=True)
+        elif t["name"].endswith("attn_k.weight"):
+            permute_rows(t, n_kv, inverse=True)
+    path = r.work / "no-permutation.gguf"
+    g.write(path)
+    expect_fail(r, "Q/K permutation omitted", ck, path, lambda rep: (
+        "not applied" in (pair(rep, "blk.0.attn_q.weight")["detail"] or "") and
+        "not applied" in (pair(rep, "blk.1.attn_k.weight")["detail"] or "") and
+        check_named(rep, "permutation")["status"] == "fail"))
+
+    g = Gguf(ggufs["bf16"])
+    for t in g.tensors:
+        if t["name"].endswith("attn_q.weight"):
+            permute_rows(t, n_head, inverse=True)
+            permute_rows(t, n_head // 2)
+    path = r.work / "wrong-heads.gguf"
+    g.write(path)
+    expect_fail(r, "permutation with the wrong head count", ck, path, lambda rep: (
+        f"with {n_head // 2} heads instead of {n_head}" in
+        (pair(rep, "blk.0.attn_q.weight")["detail"] or "")))
+
+
+def round_bf16(u32):
+    u32 = u32.astype(np.uint64)
+    r = ((u32 + 0x7FFF + ((u32 >> 16) & 1)) >> 16) << 16
+    return r.astype(np.uint32)
+
+
+def norm_cases(r, ck, ggufs, ck32, ref32):
+    # an F32 checkpoint: norms kept as F32 but rounded to BF16 precision
+    g = Gguf(ref32)
+    for t in g.tensors:
+        if t["name"].endswith("_norm.weight"):
+            bits = np.frombuffer(bytes(t["data"]), "<u4")
+            t["data"] = bytearray(round_bf16(bits).astype("<u4").tobytes())
+    path = r.work / "norms-rounded-values.gguf"
+    g.write(path)
+    expect_fail(r, "norms rounded to BF16 (F32 source)", ck32, path, lambda rep: (
+        "rounded to BF16" in (pair(rep, "blk.0.attn_norm.weight")["detail"] or "")))
+
+    # a BF16 checkpoint: norms stored as BF16 instead of F32
+    g = Gguf(ggufs["bf16"])
+    for t in g.tensors:
+        if t["name"].endswith("_norm.weight"):
+            bits = np.frombuffer(bytes(t["data"]), "<u4")
+            t["data"] = bytearray((bits >> 16).astype("<u2").tobytes())
+            t["type"] = BF16
+    path = r.work / "norms-bf16-type.gguf"
+    g.write(path)
+    expect_fail(r, "norms stored as BF16", ck, path, lambda rep: (
+        check_named(rep, "tensor-types")["status"] == "fail" and
+        "stored as BF16" in (pair(rep, "output_norm.weight")["detail"] or "")))
+
+
+def structure_cases(r, ck, ggufs):
+    g = Gguf(ggufs["bf16"])
+    a, b = g.tensor("blk.0.ffn_gate.weight"), g.tensor("blk.0.ffn_up.weight")
+    a["data"], b["data"] = b["data"], a["data"]
+    path = r.work / "swapped.gguf"
+    g.write(path)
+    expect_fail(r, "two tensors swapped", ck, path, lambda rep: (
+        "model.layers.0.mlp.up_proj.weight" in (pair(rep, "blk.0.ffn_gate.weight")["detail"] or "") and
+        "model.layers.0.mlp.gate_proj.weight" in (pair(rep, "blk.0.ffn_up.weight")["detail"] or "")))
+
+    g = Gguf(ggufs["bf16"])
+    g.tensors = [t for t in g.tensors if t["name"] != "blk.1.ffn_up.weight"]
+    path = r.work / "missing.gguf"
+    g.write(path)
+    expect_fail(r, "a tensor missing", ck, path, lambda rep: (
+        check_named(rep, "tensor-mapping")["status"] == "fail" and
+        "model.layers.1.mlp.up_proj.weight" in check_named(rep, "tensor-mapping")["detail"]))
+
+    g = Gguf(ggufs["bf16"])
+    extra = dict(g.tensor("token_embd.weight"))
+    extra["name"] = "output.weight"
+    g.tensors.append(extra)
+    path = r.work / "extra.gguf"
+    g.write(path)
+    expect_fail(r, "an extra tensor", ck, path, lambda rep: (
+        check_named(rep, "extra-tensors")["status"] == "fail" and
+        "output.weight" in check_named(rep, "extra-tensors")["detail"]))
+
+    g = Gguf(ggufs["bf16"])
+    n_head, n_kv = config_heads(ck)
+    g.set_u32("llama.attention.head_count_kv", n_kv * 2)
+    path = r.work / "wrong-kv.gguf"
+    g.write(path)
+    expect_fail(r, "wrong head_count_kv", ck, path, lambda rep: (
+        check_named(rep, "metadata:llama.attention.head_count_kv")["status"] == "fail"))
+
+    path = r.work / "truncated.gguf"
+    data = Path(ggufs["bf16"]).read_bytes()
+    path.write_bytes(data[:-100])
+    code, rep, err = r.audit(ck, path)
+    r.check("truncated GGUF: detected (exit 1)", code == 1, f"exit {code}")
+    r.check("truncated GGUF: named", rep is not None and "error" in rep and
+            "output_norm.weight" in rep["error"]["message"] and
+            "truncated" in rep["error"]["message"], err)
+
+
+def same_format_cases(r, ck, ck1, ggufs, rewritten):
+    code, rep, err = r.audit(ggufs["bf16"], rewritten)
+    r.check("GGUF vs rewritten GGUF: exit 0", code == 0 and rep and rep["passed"] and
+            rep["mode"] == "gguf-to-gguf", err or rep)
+    r.check("GGUF vs rewritten GGUF: metadata edit is a warning",
+            rep and check_named(rep, "metadata")["status"] == "warn")
+    r.check("GGUF vs rewritten GGUF: sizes sum exactly", rep and size_sums(rep))
+    code, rep, err = r.audit(ggufs["bf16"], r.work / "flip-blk.0.attn_v.weight-bf16.gguf")
+    r.check("GGUF vs GGUF with a flipped bit: exit 1", code == 1 and rep and
+            pair(rep, "blk.0.attn_v.weight")["n_mismatch"] == 1, err)
+    code, rep, err = r.audit(ck, ck1)
+    r.check("re-sharded Safetensors: exit 0", code == 0 and rep and rep["passed"] and
+            rep["mode"] == "safetensors-to-safetensors", err or rep)
+    r.check("re-sharded Safetensors: sizes sum exactly", rep and size_sums(rep))
+
+
+def usage_cases(r, ck, ggufs):
+    p = subprocess.run([r.cli, "audit", str(ck)], capture_output=True, text=True)
+    r.check("usage: one argument is exit 2", p.returncode == 2)
+    p = subprocess.run([r.cli, "audit", str(ck), str(ggufs["bf16"]), "--jobs", "1"],
+                       capture_output=True, text=True)
+    r.check("text report, --jobs 1: exit 0 and PASS", p.returncode == 0 and "PASS" in p.stdout,
+            p.stderr)
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    r = Runner(os.path.abspath(argv[1]), argv[2])
+    if r.work.exists():
+        shutil.rmtree(r.work)
+    ck, ck1, ck32, ggufs, ref32 = make_fixtures(r)
+    rewritten = clean_cases(r, ck, ggufs)
+    our_converter_cases(r, ck)
+    bit_flip_cases(r, ck, ggufs)
+    permutation_cases(r, ck, ggufs)
+    norm_cases(r, ck, ggufs, ck32, ref32)
+    structure_cases(r, ck, ggufs)
+    same_format_cases(r, ck, ck1, ggufs, rewritten)
+    usage_cases(r, ck, ggufs)
+    print(f"{r.passed} passed, {len(r.failed)} failed")
+    for name in r.failed:
+        print(f"  failed: {name}")
+    return 1 if r.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

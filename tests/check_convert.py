@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Failure paths of `tensorscope-cli convert`: each must fail with a clear
+error, leave no file at the target path and no temporary file behind, and
+leave the source untouched.
+
+usage: check_convert.py CLI WORKDIR
+"""
+import hashlib
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+CLI, WORK = sys.argv[1], sys.argv[2]
+passed = failed = 0
+
+
+def run(*args, env=None, timeout=120):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([CLI] + list(args), capture_output=True, text=True,
+                          timeout=timeout, env=e)
+
+
+def fresh(name, *sample_args):
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(WORK, exist_ok=True)
+    r = run("sample", d, *sample_args)
+    assert r.returncode == 0, r.stderr
+    return d
+
+
+def digest(folder):
+    h = hashlib.sha256()
+    for n in sorted(os.listdir(folder)):
+        p = os.path.join(folder, n)
+        if os.path.isfile(p):
+            h.update(n.encode())
+            h.update(open(p, "rb").read())
+    return h.hexdigest()
+
+
+def leftovers(folder):
+    return [n for n in os.listdir(folder) if n.endswith(".part")]
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("PASS", name)
+    else:
+        failed += 1
+        print("FAIL", name, detail)
+
+
+def expect_failure(name, model, out, want_in_message, env=None, extra=()):
+    before = digest(model)
+    r = run("convert", model, "-o", out, *extra, env=env)
+    outdir = os.path.dirname(out) if os.path.isdir(os.path.dirname(out)) else WORK
+    problems = []
+    if r.returncode != 1:
+        problems.append("exit %d, expected 1" % r.returncode)
+    if want_in_message.lower() not in r.stderr.lower():
+        problems.append("message lacks %r: %s" % (want_in_message, r.stderr.strip()))
+    if os.path.exists(out) and not name.startswith("existing"):
+        problems.append("output file left at the target path")
+    if leftovers(outdir):
+        problems.append("temporary files left: %s" % leftovers(outdir))
+    if digest(model) != before:
+        problems.append("the source changed")
+    check(name, not problems, "; ".join(problems))
+
+
+def rewrite_single_shard(model, drop=None, add=None):
+    """An independent Safetensors rewrite of model.safetensors."""
+    path = os.path.join(model, "model.safetensors")
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    data = raw[8 + n:]
+    meta = header.pop("__metadata__", None)
+    items = sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0])
+    out_header, blobs, off = {}, [], 0
+    for name, e in items:
+        if name == drop:
+            continue
+        b = data[e["data_offsets"][0]:e["data_offsets"][1]]
+        out_header[name] = dict(e, data_offsets=[off, off + len(b)])
+        blobs.append(b)
+        off += len(b)
+    if add:
+        b = b"\0" * 8
+        out_header[add] = {"dtype": "BF16", "shape": [4], "data_offsets": [off, off + 8]}
+        blobs.append(b)
+    if meta:
+        out_header["__metadata__"] = meta
+    h = json.dumps(out_header).encode()
+    h += b" " * (-len(h) % 8)
+    open(path, "wb").write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    out_dir = os.path.join(WORK, "out")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+
+    m = fresh("missing-shard", "--shards", "3")
+    os.remove(os.path.join(m, "model-00002-of-00003.safetensors"))
+    expect_failure("missing shard", m, os.path.join(out_dir, "a.gguf"), "model-00002-of-00003")
+
+    m = fresh("missing-tensor", "--shards", "1")
+    rewrite_single_shard(m, drop="model.layers.1.self_attn.k_proj.weight")
+    expect_failure("missing tensor", m, os.path.join(out_dir, "b.gguf"), "blk.1.attn_k.weight")
+
+    m = fresh("unknown-tensor", "--shards", "1")
+    rewrite_single_shard(m, add="model.layers.0.mystery.weight")
+    expect_failure("unknown tensor", m, os.path.join(out_dir, "c.gguf"), "mystery")
+    r = run("convert", m, "-o", os.path.join(out_dir, "c2.gguf"), "--allow-unknown")
+    check("unknown tensor allowed explicitly", r.returncode == 0 and "mystery" in r.stderr,
+          r.stderr)
+
+    m = fresh("unsupported-arch", "--shards", "1")
+    cfg = json.load(open(os.path.join(m, "config.json")))
+    cfg["architectures"] = ["GPT2LMHeadModel"]
+    json.dump(cfg, open(os.path.join(m, "config.json"), "w"))
+    expect_failure("unsupported architecture", m, os.path.join(out_dir, "d.gguf"), "GPT2LMHeadModel")
+
+    good = fresh("good")
+    expect_failure("unwritable target", good, "/proc/tensorscope-test.gguf", "/proc")
+
+    existing = os.path.join(out_dir, "existing.gguf")
+    open(existing, "wb").write(b"keep me")
+    expect_failure("existing target without --force", good, existing, "--force")
+    check("existing target untouched", open(existing, "rb").read() == b"keep me")
+    r = run("convert", good, "-o", existing, "--force")
+    check("--force replaces", r.returncode == 0 and open(existing, "rb").read(4) == b"GGUF", r.stderr)
+
+    expect_failure("disk full", good, os.path.join(out_dir, "full.gguf"), "No space",
+                   env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})
+
+    # cancellation mid-write: SIGINT while a larger conversion runs
+    big = fresh("big", "--layers", "8", "--hidden", "1024", "--heads", "16",
+                "--kv-heads", "4", "--intermediate", "4096", "--shards", "2")
+    target = os.path.join(out_dir, "cancelled.gguf")
+    before = digest(big)
+    p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check("cancel: exit 1 with a message", p.returncode == 1 and "cancel" in err.lower(),
+          "exit %d: %s" % (p.returncode, err.strip()))
+    check("cancel: no output, no temp file, source untouched",
+          not os.path.exists(target) and not leftovers(out_dir) and digest(big) == before,
+          str(os.listdir(out_dir)))
+
+    # killed outright mid-write: only a hidden .part file may remain, never the target
+    p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    p.kill()
+    p.wait()
+    check("SIGKILL: nothing at the target path", not os.path.exists(target))
+    for n in leftovers(out_dir):
+        os.remove(os.path.join(out_dir, n))
+
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

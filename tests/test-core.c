@@ -1,0 +1,164 @@
+/* test-core.c: number conversions, permutation and generated tensors
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ts-arch.h"
+#include "ts-dtype.h"
+#include "ts-model-file-private.h"
+
+/* Expected bit patterns worked out by hand from IEEE 754. */
+static void
+test_f16 (void)
+{
+  g_assert_cmphex (ts_f32_to_f16 (1.0f), ==, 0x3c00);
+  g_assert_cmphex (ts_f32_to_f16 (-2.0f), ==, 0xc000);
+  g_assert_cmphex (ts_f32_to_f16 (65504.0f), ==, 0x7bff);
+  g_assert_cmphex (ts_f32_to_f16 (65519.99f), ==, 0x7bff);   /* rounds down */
+  g_assert_cmphex (ts_f32_to_f16 (65520.0f), ==, 0x7c00);    /* tie to even: Inf */
+  g_assert_cmphex (ts_f32_to_f16 (-1e6f), ==, 0xfc00);
+  g_assert_cmphex (ts_f32_to_f16 (ldexpf (1.0f, -24)), ==, 0x0001); /* smallest subnormal */
+  g_assert_cmphex (ts_f32_to_f16 (ldexpf (1.0f, -25)), ==, 0x0000); /* tie to even: 0 */
+  g_assert_cmphex (ts_f32_to_f16 (ldexpf (3.0f, -26)), ==, 0x0001); /* above the tie */
+  g_assert_cmphex (ts_f32_to_f16 (-0.0f), ==, 0x8000);
+  /* 1 + 2^-11 is halfway between 1 and 1 + 2^-10: even is 1 */
+  g_assert_cmphex (ts_f32_to_f16 (1.0f + ldexpf (1.0f, -11)), ==, 0x3c00);
+  g_assert_cmphex (ts_f32_to_f16 (1.0f + 3 * ldexpf (1.0f, -11)), ==, 0x3c02);
+  g_assert_cmphex (ts_f32_to_f16 (INFINITY), ==, 0x7c00);
+  /* NaN payload kept: the top mantissa bits move over */
+  g_assert_cmphex (ts_f32_to_f16 (ts_f32_from_bits (0x7fc00000)), ==, 0x7e00);
+  g_assert_cmphex (ts_f32_to_f16 (ts_f32_from_bits (0x7f800001)), ==, 0x7c01);
+  for (guint32 h = 0; h < 0x10000; h++)
+    if ((h & 0x7c00) != 0x7c00)
+      g_assert_cmphex (ts_f32_to_f16 (ts_f16_to_f32 ((guint16) h)), ==, h);
+}
+
+static void
+test_bf16 (void)
+{
+  g_assert_cmphex (ts_f32_to_bf16 (1.0f), ==, 0x3f80);
+  /* 1 + 2^-8 is a tie: even stays 1.0; 1 + 3*2^-8 rounds up */
+  g_assert_cmphex (ts_f32_to_bf16 (1.0f + ldexpf (1.0f, -8)), ==, 0x3f80);
+  g_assert_cmphex (ts_f32_to_bf16 (1.0f + 3 * ldexpf (1.0f, -8)), ==, 0x3f82);
+  g_assert_cmphex (ts_f32_to_bf16 (ts_f32_from_bits (0x7f7fffff)), ==, 0x7f80); /* max float -> Inf */
+  /* a signalling NaN gains the quiet bit */
+  g_assert_cmphex (ts_f32_to_bf16 (ts_f32_from_bits (0x7f810000)), ==, 0x7fc1);
+  g_assert_cmphex (ts_f32_to_bf16 (ts_f32_from_bits (0xffc00001)), ==, 0xffc0);
+  for (guint32 h = 0; h < 0x10000; h++)
+    {
+      guint16 back = ts_f32_to_bf16 (ts_bf16_to_f32 ((guint16) h));
+      gboolean snan = (h & 0x7f80) == 0x7f80 && (h & 0x7f) != 0 && !(h & 0x40);
+
+      g_assert_cmphex (back, ==, snan ? (h | 0x40) : h);
+    }
+}
+
+static void
+test_q8_0 (void)
+{
+  float x[32], y[32];
+  guint8 q[34];
+
+  for (guint i = 0; i < 32; i++)
+    x[i] = (float) i - 15.5f;
+  ts_quantize_q8_0_row (x, q, 32);
+  /* d = 15.5 / 127 as F16 */
+  g_assert_cmphex (q[0] | (q[1] << 8), ==, ts_f32_to_f16 (15.5f / 127.0f));
+  g_assert_cmpint ((gint8) q[2], ==, -127);
+  g_assert_cmpint ((gint8) q[33], ==, 127);
+  ts_dequantize_q8_0_row (q, y, 32);
+  for (guint i = 0; i < 32; i++)
+    g_assert_cmpfloat (fabsf (y[i] - x[i]), <=, 15.5f / 127.0f);
+
+  /* all zeros: d = 0, q = 0 */
+  memset (x, 0, sizeof x);
+  ts_quantize_q8_0_row (x, q, 32);
+  for (guint i = 0; i < 34; i++)
+    g_assert_cmpint (q[i], ==, 0);
+
+  /* half away from zero: 0.5 * 127 / 127 -> 1 * (1/d) */
+  for (guint i = 0; i < 32; i++)
+    x[i] = i == 0 ? 127.0f : (i == 1 ? 0.5f : -0.5f);
+  ts_quantize_q8_0_row (x, q, 32);
+  g_assert_cmpint ((gint8) q[3], ==, 1);
+  g_assert_cmpint ((gint8) q[4], ==, -1);
+}
+
+/* SPEC §7's worked example: dim 32, base 500000, factor 32, 1, 4, 8192 */
+static void
+test_rope_freqs (void)
+{
+  TsHfConfig config = { 0 };
+  g_autofree float *f = NULL;
+  guint n;
+
+  config.head_dim = 32;
+  config.rope_theta = 500000.0;
+  config.rope_factor = 32.0;
+  config.rope_low_freq_factor = 1.0;
+  config.rope_high_freq_factor = 4.0;
+  config.rope_original_context = 8192.0;
+  f = ts_hf_config_compute_rope_freqs (&config, &n);
+  g_assert_cmpuint (n, ==, 16);
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpfloat (f[i], ==, 1.0f);
+  g_assert_cmphex (ts_f32_bits (f[8]), ==, 0x4052b46f);
+  for (guint i = 9; i < 16; i++)
+    g_assert_cmpfloat (f[i], ==, 32.0f);
+}
+
+static void
+test_permutation (void)
+{
+  /* head size 8: new rows 0..7 take old rows 0,4,1,5,2,6,3,7 */
+  static const guint64 expected[] = { 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15 };
+
+  for (guint r = 0; r < G_N_ELEMENTS (expected); r++)
+    g_assert_cmpuint (ts_permuted_source_row (r, 8), ==, expected[r]);
+}
+
+static void
+test_dtype_table (void)
+{
+  guint64 size;
+
+  g_assert_cmpint (ts_dtype_from_ggml (30), ==, TS_DTYPE_BF16);
+  g_assert_cmpint (ts_dtype_from_ggml (8), ==, TS_DTYPE_Q8_0);
+  g_assert_cmpint (ts_dtype_from_ggml (4), ==, TS_DTYPE_UNKNOWN);
+  g_assert_cmpint (ts_dtype_from_safetensors_name ("F8_E4M3"), ==, TS_DTYPE_F8_E4M3);
+  g_assert_true (ts_dtype_compute_size (TS_DTYPE_Q4_K, 512, &size));
+  g_assert_cmpuint (size, ==, 288);
+  g_assert_false (ts_dtype_compute_size (TS_DTYPE_Q8_0, 33, &size));
+  g_assert_false (ts_dtype_compute_size (TS_DTYPE_F64, G_MAXUINT64 / 4, &size));
+}
+
+static void
+test_format_count (void)
+{
+  g_autofree char *a = _ts_format_count (1459729952);
+  g_autofree char *b = _ts_format_count (999);
+
+  g_assert_cmpstr (a, ==, "1,459,729,952");
+  g_assert_cmpstr (b, ==, "999");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/f16", test_f16);
+  g_test_add_func ("/core/bf16", test_bf16);
+  g_test_add_func ("/core/q8_0", test_q8_0);
+  g_test_add_func ("/core/rope-freqs", test_rope_freqs);
+  g_test_add_func ("/core/permutation", test_permutation);
+  g_test_add_func ("/core/dtype-table", test_dtype_table);
+  g_test_add_func ("/core/format-count", test_format_count);
+  return g_test_run ();
+}

@@ -1,0 +1,915 @@
+/* test-layout.c: TsLayout geometry, hit-testing and exports
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tensorscope.h"
+
+#define EPSILON 1e-6
+
+/* ------------------------------------------------------------------------ */
+/* Fixtures, written byte by byte                                            */
+
+static void
+put_u32 (GByteArray *out,
+         guint32     v)
+{
+  guint32 le = GUINT32_TO_LE (v);
+  g_byte_array_append (out, (const guint8 *) &le, 4);
+}
+
+static void
+put_u64 (GByteArray *out,
+         guint64     v)
+{
+  guint64 le = GUINT64_TO_LE (v);
+  g_byte_array_append (out, (const guint8 *) &le, 8);
+}
+
+static void
+put_str (GByteArray *out,
+         const char *s)
+{
+  put_u64 (out, strlen (s));
+  g_byte_array_append (out, (const guint8 *) s, strlen (s));
+}
+
+typedef struct
+{
+  const char *name;
+  guint       n_dims;
+  guint64     dims[2];
+  guint32     type;      /* ggml: 0 F32, 1 F16 */
+  guint64     size;
+} GgufTensor;
+
+/* A GGUF v3 file: 24-byte header, one metadata entry (45 bytes), the
+ * descriptors, padding to 32, then the tensors (each a multiple of 32). */
+static char *
+write_gguf (const char       *dir,
+            const GgufTensor *tensors,
+            guint             n_tensors,
+            guint64          *out_meta_end,
+            guint64          *out_info_end,
+            guint64          *out_data_start)
+{
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autofree char *path = g_build_filename (dir, "fixture.gguf", NULL);
+  g_autoptr(GError) error = NULL;
+  guint64 offset = 0;
+
+  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
+  put_u32 (out, 3);
+  put_u64 (out, n_tensors);
+  put_u64 (out, 1);
+  put_str (out, "general.architecture");
+  put_u32 (out, 8);
+  put_str (out, "llama");
+  *out_meta_end = out->len;
+
+  for (guint i = 0; i < n_tensors; i++)
+    {
+      put_str (out, tensors[i].name);
+      put_u32 (out, tensors[i].n_dims);
+      for (guint d = 0; d < tensors[i].n_dims; d++)
+        put_u64 (out, tensors[i].dims[d]);
+      put_u32 (out, tensors[i].type);
+      put_u64 (out, offset);
+      offset += (tensors[i].size + 31) / 32 * 32;
+    }
+  *out_info_end = out->len;
+
+  while (out->len % 32 != 0)
+    g_byte_array_append (out, (const guint8 *) "", 1);
+  *out_data_start = out->len;
+
+  for (guint64 i = 0; i < offset; i++)
+    {
+      guint8 b = (guint8) (i * 7);
+      g_byte_array_append (out, &b, 1);
+    }
+
+  g_file_set_contents (path, (const char *) out->data, out->len, &error);
+  g_assert_no_error (error);
+  return g_steal_pointer (&path);
+}
+
+static const GgufTensor small_gguf[] = {
+  { "token_embd.weight",      2, { 8, 16 }, 0, 8 * 16 * 4 },
+  { "blk.0.attn_q.weight",    2, { 8, 8 },  1, 8 * 8 * 2 },
+  { "blk.0.attn_norm.weight", 1, { 8 },     0, 8 * 4 },
+};
+
+/* one large tensor next to tiny sections: the minimum-width case */
+static const GgufTensor big_gguf[] = {
+  { "token_embd.weight",      2, { 1024, 512 }, 0, 1024 * 512 * 4 },
+  { "blk.0.attn_norm.weight", 1, { 8 },         0, 8 * 4 },
+  { "blk.0.ffn_up.weight",    2, { 8, 8 },      0, 8 * 8 * 4 },
+  { "output_norm.weight",     1, { 8 },         0, 8 * 4 },
+};
+
+static const char *safetensors_json =
+  "{\"__metadata__\":{\"format\":\"pt\"},"
+  "\"model.embed_tokens.weight\":{\"dtype\":\"F32\",\"shape\":[4,2],\"data_offsets\":[0,32]},"
+  "\"model.layers.0.self_attn.q_proj.weight\":{\"dtype\":\"BF16\",\"shape\":[4,4],\"data_offsets\":[32,64]},"
+  "\"model.layers.0.mlp.down_proj.weight\":{\"dtype\":\"F16\",\"shape\":[2,4],\"data_offsets\":[64,80]},"
+  "\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[80,96]}}";
+
+static char *
+write_safetensors (const char *dir,
+                   guint64    *out_header_len)
+{
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autofree char *path = g_build_filename (dir, "fixture.safetensors", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) json = g_string_new (safetensors_json);
+
+  while (json->len % 8 != 0)
+    g_string_append_c (json, ' ');
+  *out_header_len = json->len;
+
+  put_u64 (out, json->len);
+  g_byte_array_append (out, (const guint8 *) json->str, json->len);
+  for (guint i = 0; i < 96; i++)
+    {
+      guint8 b = (guint8) i;
+      g_byte_array_append (out, &b, 1);
+    }
+
+  g_file_set_contents (path, (const char *) out->data, out->len, &error);
+  g_assert_no_error (error);
+  return g_steal_pointer (&path);
+}
+
+static TsModelFile *
+load (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  TsModelFile *model = ts_model_file_load (file, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (model);
+  return model;
+}
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *fx,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fx->dir = g_dir_make_tmp ("test-layout-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture       *fx,
+                  gconstpointer  data)
+{
+  g_autoptr(GDir) dir = g_dir_open (fx->dir, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (fx->dir, name, NULL);
+      g_remove (path);
+    }
+  g_rmdir (fx->dir);
+  g_free (fx->dir);
+}
+
+static TsModelFile *
+load_small_gguf (Fixture *fx,
+                 guint64 *meta_end,
+                 guint64 *info_end,
+                 guint64 *data_start)
+{
+  g_autofree char *path = write_gguf (fx->dir, small_gguf, G_N_ELEMENTS (small_gguf),
+                                      meta_end, info_end, data_start);
+  return load (path);
+}
+
+static TsModelFile *
+load_big_gguf (Fixture *fx)
+{
+  guint64 a, b, c;
+  g_autofree char *path = write_gguf (fx->dir, big_gguf, G_N_ELEMENTS (big_gguf), &a, &b, &c);
+  return load (path);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+
+static const TsLayoutBand *
+find_region (TsLayout     *layout,
+             guint         part,
+             TsRegionKind  kind)
+{
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+      if (b->type == TS_LAYOUT_BAND_REGION && b->part == part && b->kind == kind)
+        return b;
+    }
+  return NULL;
+}
+
+static const TsLayoutBand *
+find_tensor_band (TsLayout   *layout,
+                  const char *name)
+{
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+      if (b->type == TS_LAYOUT_BAND_TENSOR && g_str_equal (ts_tensor_get_name (b->tensor), name))
+        return b;
+    }
+  return NULL;
+}
+
+/* Visible region bands of each strip are contiguous in x, start at the
+ * strip's left edge, and tensor bands tile their data region exactly. */
+static void
+assert_tiling (TsLayout *layout)
+{
+  guint n = ts_layout_get_n_bands (layout);
+  double x0, x1;
+  const TsLayoutBand *prev = NULL;
+
+  ts_layout_get_strip_extent (layout, &x0, &x1);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+
+      if (b->type != TS_LAYOUT_BAND_REGION || !b->visible)
+        continue;
+
+      g_assert_cmpfloat (b->width, >, 0);
+      g_assert_cmpfloat (b->x + b->width, <=, x1 + EPSILON);
+      if (prev != NULL && prev->part == b->part)
+        g_assert_cmpfloat_with_epsilon (prev->x + prev->width, b->x, EPSILON);
+      else
+        g_assert_cmpfloat_with_epsilon (b->x, x0, EPSILON);
+      prev = b;
+
+      if (b->kind == TS_REGION_TENSOR_DATA)
+        {
+          double x = b->x;
+          guint n_children = 0;
+
+          for (guint j = 0; j < n; j++)
+            {
+              const TsLayoutBand *t = ts_layout_get_band (layout, j);
+
+              if (t->type != TS_LAYOUT_BAND_TENSOR || t->parent != b->id || !t->visible)
+                continue;
+              g_assert_cmpfloat_with_epsilon (t->x, x, EPSILON);
+              g_assert_cmpfloat_with_epsilon (t->y, b->y, EPSILON);
+              g_assert_cmpfloat_with_epsilon (t->height, b->height, EPSILON);
+              x += t->width;
+              n_children++;
+            }
+          if (n_children > 0)
+            g_assert_cmpfloat_with_epsilon (x, b->x + b->width, 1e-3);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                     */
+
+static void
+test_roles (void)
+{
+  static const struct { const char *name; TsTensorRole role; gint layer; } cases[] = {
+    { "model.embed_tokens.weight", TS_TENSOR_ROLE_EMBEDDING, -1 },
+    { "token_embd.weight", TS_TENSOR_ROLE_EMBEDDING, -1 },
+    { "model.layers.3.self_attn.q_proj.weight", TS_TENSOR_ROLE_ATTENTION, 3 },
+    { "blk.12.attn_k.weight", TS_TENSOR_ROLE_ATTENTION, 12 },
+    { "blk.0.attn_output.weight", TS_TENSOR_ROLE_ATTENTION, 0 },
+    { "model.layers.27.mlp.down_proj.weight", TS_TENSOR_ROLE_FEED_FORWARD, 27 },
+    { "blk.5.ffn_gate.weight", TS_TENSOR_ROLE_FEED_FORWARD, 5 },
+    { "model.layers.0.input_layernorm.weight", TS_TENSOR_ROLE_NORM, 0 },
+    { "model.layers.4.post_attention_layernorm.weight", TS_TENSOR_ROLE_NORM, 4 },
+    { "blk.4.attn_norm.weight", TS_TENSOR_ROLE_NORM, 4 },
+    { "blk.4.ffn_norm.weight", TS_TENSOR_ROLE_NORM, 4 },
+    { "model.norm.weight", TS_TENSOR_ROLE_NORM, -1 },
+    { "output_norm.weight", TS_TENSOR_ROLE_NORM, -1 },
+    { "lm_head.weight", TS_TENSOR_ROLE_OUTPUT, -1 },
+    { "output.weight", TS_TENSOR_ROLE_OUTPUT, -1 },
+    { "rope_freqs.weight", TS_TENSOR_ROLE_OTHER, -1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gint layer = 99;
+      TsTensorRole role = ts_tensor_role_from_name (cases[i].name, &layer);
+
+      g_test_message ("%s", cases[i].name);
+      g_assert_cmpint (role, ==, cases[i].role);
+      g_assert_cmpint (layer, ==, cases[i].layer);
+    }
+}
+
+static void
+test_gguf_bands (Fixture       *fx,
+                 gconstpointer  data)
+{
+  guint64 meta_end, info_end, data_start;
+  g_autoptr(TsModelFile) model = load_small_gguf (fx, &meta_end, &info_end, &data_start);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  const TsLayoutBand *b;
+  guint64 offset;
+
+  /* the fixture, by hand: 24 + 45 bytes, then 57 + 59 + 54 of descriptors */
+  g_assert_cmpuint (meta_end, ==, 69);
+  g_assert_cmpuint (info_end, ==, 239);
+  g_assert_cmpuint (data_start, ==, 256);
+
+  b = find_region (layout, 0, TS_REGION_FIXED_HEADER);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->offset, ==, 0);
+  g_assert_cmpuint (b->length, ==, 24);
+  g_assert_true (strstr (b->label, "24 bytes") != NULL);
+
+  b = find_region (layout, 0, TS_REGION_METADATA);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->offset, ==, 24);
+  g_assert_cmpuint (b->length, ==, 45);
+
+  b = find_region (layout, 0, TS_REGION_TENSOR_INFO);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->offset, ==, 69);
+  g_assert_cmpuint (b->length, ==, 170);
+
+  b = find_region (layout, 0, TS_REGION_PADDING);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->offset, ==, 239);
+  g_assert_cmpuint (b->length, ==, 17);
+
+  b = find_region (layout, 0, TS_REGION_TENSOR_DATA);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->offset, ==, 256);
+  g_assert_cmpuint (b->length, ==, 672);
+
+  offset = 256;
+  for (guint i = 0; i < G_N_ELEMENTS (small_gguf); i++)
+    {
+      const TsLayoutBand *t = find_tensor_band (layout, small_gguf[i].name);
+
+      g_assert_nonnull (t);
+      g_assert_cmpuint (t->offset, ==, offset);
+      g_assert_cmpuint (t->length, ==, small_gguf[i].size);
+      g_assert_cmpuint (t->parent, ==, b->id);
+      g_assert_cmpuint (ts_layout_find_tensor (layout, t->tensor), ==, t->id);
+      offset += (small_gguf[i].size + 31) / 32 * 32;
+    }
+  g_assert_cmpint (find_tensor_band (layout, "blk.0.attn_q.weight")->role, ==, TS_TENSOR_ROLE_ATTENTION);
+  g_assert_cmpint (find_tensor_band (layout, "blk.0.attn_q.weight")->layer, ==, 0);
+
+  /* 5 regions + 3 tensors, nothing else */
+  g_assert_cmpuint (ts_layout_get_n_bands (layout), ==, 8);
+  g_assert_cmpuint (ts_layout_get_max_part_size (layout), ==, 928);
+}
+
+static void
+test_safetensors_bands (Fixture       *fx,
+                        gconstpointer  data)
+{
+  guint64 header_len;
+  g_autofree char *path = write_safetensors (fx->dir, &header_len);
+  g_autoptr(TsModelFile) model = load (path);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  static const struct { const char *name; guint64 begin, end; TsTensorRole role; } expected[] = {
+    { "model.embed_tokens.weight", 0, 32, TS_TENSOR_ROLE_EMBEDDING },
+    { "model.layers.0.self_attn.q_proj.weight", 32, 64, TS_TENSOR_ROLE_ATTENTION },
+    { "model.layers.0.mlp.down_proj.weight", 64, 80, TS_TENSOR_ROLE_FEED_FORWARD },
+    { "model.norm.weight", 80, 96, TS_TENSOR_ROLE_NORM },
+  };
+  const TsLayoutBand *b;
+
+  g_assert_cmpuint (header_len % 8, ==, 0);
+
+  b = find_region (layout, 0, TS_REGION_LENGTH_PREFIX);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->offset, ==, 0);
+  g_assert_cmpuint (b->length, ==, 8);
+
+  b = find_region (layout, 0, TS_REGION_JSON_HEADER);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->offset, ==, 8);
+  g_assert_cmpuint (b->length, ==, header_len);
+
+  b = find_region (layout, 0, TS_REGION_TENSOR_DATA);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->offset, ==, 8 + header_len);
+  g_assert_cmpuint (b->length, ==, 96);
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      const TsLayoutBand *t = find_tensor_band (layout, expected[i].name);
+
+      g_assert_nonnull (t);
+      g_assert_cmpuint (t->offset, ==, 8 + header_len + expected[i].begin);
+      g_assert_cmpuint (t->length, ==, expected[i].end - expected[i].begin);
+      g_assert_cmpint (t->role, ==, expected[i].role);
+    }
+
+  ts_layout_allocate (layout, 900);
+  assert_tiling (layout);
+}
+
+static void
+test_tiling_and_min_width (Fixture       *fx,
+                           gconstpointer  data)
+{
+  g_autoptr(TsModelFile) model = load_big_gguf (fx);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  static const double widths[] = { 400, 800, 1600, 5000 };
+
+  for (guint w = 0; w < G_N_ELEMENTS (widths); w++)
+    {
+      const TsLayoutBand *header, *data_band, *norm;
+      double x0, x1;
+
+      ts_layout_allocate (layout, widths[w]);
+      ts_layout_get_strip_extent (layout, &x0, &x1);
+      assert_tiling (layout);
+
+      /* 24 bytes of a 2 MB file: at true scale far below a pixel */
+      header = find_region (layout, 0, TS_REGION_FIXED_HEADER);
+      g_assert_true (header->visible);
+      g_assert_cmpfloat (header->width, >=, 6.0 - EPSILON);
+      g_assert_true (strstr (header->label, "24 bytes") != NULL);
+      g_assert_cmpfloat ((double) header->length / 2.1e6 * (x1 - x0), <, 1.0);
+
+      /* every region visible, the last one ending at the right edge */
+      data_band = find_region (layout, 0, TS_REGION_TENSOR_DATA);
+      g_assert_cmpfloat_with_epsilon (data_band->x + data_band->width, x1, 1e-6);
+
+      /* tiny tensors stay visible */
+      norm = find_tensor_band (layout, "blk.0.attn_norm.weight");
+      g_assert_true (norm->visible);
+      g_assert_cmpfloat (norm->width, >=, 2.0 - EPSILON);
+
+      /* the big tensor still takes nearly all of the data band */
+      g_assert_cmpfloat (find_tensor_band (layout, "token_embd.weight")->width, >, 0.9 * data_band->width);
+      g_assert_cmpfloat (ts_layout_get_height (layout), >, 0);
+    }
+}
+
+static void
+test_zoom_ranges (Fixture       *fx,
+                  gconstpointer  data)
+{
+  g_autoptr(TsModelFile) model = load_big_gguf (fx);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  guint64 size = ts_layout_get_max_part_size (layout);
+  const TsLayoutBand *norm, *embd, *header;
+  guint64 start, end;
+  double x0, x1;
+
+  g_assert_false (ts_layout_is_zoomed (layout));
+  ts_layout_get_view_range (layout, &start, &end);
+  g_assert_cmpuint (start, ==, 0);
+  g_assert_cmpuint (end, ==, size);
+
+  /* clamped to the file, widened to at least 16 bytes */
+  ts_layout_set_view_range (layout, 100, size * 2);
+  ts_layout_get_view_range (layout, &start, &end);
+  g_assert_cmpuint (start, ==, 100);
+  g_assert_cmpuint (end, ==, size);
+  ts_layout_set_view_range (layout, 1000, 1001);
+  ts_layout_get_view_range (layout, &start, &end);
+  g_assert_cmpuint (end - start, ==, 16);
+  g_assert_cmpuint (start, <=, 1000);
+  g_assert_cmpuint (end, >=, 1001);
+  ts_layout_set_view_range (layout, size, size);
+  ts_layout_get_view_range (layout, &start, &end);
+  g_assert_cmpuint (end, ==, size);
+  g_assert_cmpuint (end - start, ==, 16);
+
+  /* zoom into one small tensor: it fills the strip, the rest is hidden */
+  ts_layout_allocate (layout, 1000);
+  norm = find_tensor_band (layout, "blk.0.attn_norm.weight");
+  ts_layout_set_view_range (layout, norm->offset, norm->offset + norm->length);
+  g_assert_true (ts_layout_is_zoomed (layout));
+  ts_layout_allocate (layout, 1000);
+  ts_layout_get_strip_extent (layout, &x0, &x1);
+  norm = find_tensor_band (layout, "blk.0.attn_norm.weight");
+  embd = find_tensor_band (layout, "token_embd.weight");
+  header = find_region (layout, 0, TS_REGION_FIXED_HEADER);
+  g_assert_true (norm->visible);
+  g_assert_cmpfloat_with_epsilon (norm->x, x0, EPSILON);
+  g_assert_cmpfloat_with_epsilon (norm->width, x1 - x0, EPSILON);
+  g_assert_false (embd->visible);
+  g_assert_false (header->visible);
+  assert_tiling (layout);
+
+  /* zoom at a point keeps that byte under the pointer */
+  ts_layout_reset_view_range (layout);
+  ts_layout_allocate (layout, 1000);
+  {
+    double x = x0 + (x1 - x0) * 0.25;
+    guint64 before = ts_layout_x_to_offset (layout, x);
+    guint64 after;
+
+    ts_layout_zoom_at (layout, 4.0, x);
+    ts_layout_get_view_range (layout, &start, &end);
+    g_assert_cmpuint (end - start, ==, size / 4);
+    ts_layout_allocate (layout, 1000);
+    after = ts_layout_x_to_offset (layout, x);
+    g_assert_cmpuint (after > before ? after - before : before - after, <, size / 1000);
+
+    /* zooming out past the whole file stops at the whole file */
+    ts_layout_zoom_at (layout, 0.01, x);
+    g_assert_false (ts_layout_is_zoomed (layout));
+  }
+}
+
+static const TsLayoutBand *
+linear_hit (TsLayout *layout,
+            double    x,
+            double    y)
+{
+  const TsLayoutBand *found = NULL;
+
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+
+      if (!b->visible || x < b->x || x >= b->x + b->width || y < b->y || y >= b->y + b->height)
+        continue;
+      /* tensor bands are inside their region: the innermost wins */
+      if (found == NULL || b->type == TS_LAYOUT_BAND_TENSOR)
+        found = b;
+    }
+
+  return found;
+}
+
+static void
+test_hit_testing (Fixture       *fx,
+                  gconstpointer  data)
+{
+  g_autoptr(TsModelFile) model = load_big_gguf (fx);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (42);
+  const TsLayoutBand *header;
+
+  for (guint zoom = 0; zoom < 2; zoom++)
+    {
+      if (zoom == 1)
+        ts_layout_set_view_range (layout, 0, ts_layout_get_max_part_size (layout) / 3);
+      ts_layout_allocate (layout, 1000);
+
+      /* the centre of every visible band hits that band (or a tensor in it) */
+      for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+        {
+          const TsLayoutBand *b = ts_layout_get_band (layout, i);
+          const TsLayoutBand *hit;
+
+          if (!b->visible)
+            continue;
+          hit = ts_layout_hit_test (layout, b->x + b->width / 2, b->y + b->height / 2);
+          g_assert_nonnull (hit);
+          if (b->type == TS_LAYOUT_BAND_TENSOR)
+            g_assert_cmpuint (hit->id, ==, b->id);
+          else
+            g_assert_true (hit->id == b->id || hit->parent == b->id);
+        }
+
+      /* random points agree with a linear scan */
+      for (guint i = 0; i < 5000; i++)
+        {
+          double x = g_rand_double_range (rand, -10, 1010);
+          double y = g_rand_double_range (rand, 0, ts_layout_get_height (layout));
+
+          g_assert_true (ts_layout_hit_test (layout, x, y) == linear_hit (layout, x, y));
+        }
+    }
+
+  /* outside the strips: nothing */
+  ts_layout_reset_view_range (layout);
+  ts_layout_allocate (layout, 1000);
+  header = find_region (layout, 0, TS_REGION_FIXED_HEADER);
+  g_assert_null (ts_layout_hit_test (layout, header->x + 1, header->y - 30));
+  g_assert_null (ts_layout_hit_test (layout, -5, header->y + 5));
+  g_assert_null (ts_layout_hit_test (layout, 2000, header->y + 5));
+}
+
+/* SVG: the text layer as XML, every region label in it */
+typedef struct
+{
+  GString  *text;
+  gboolean  in_text;
+  gboolean  saw_svg;
+} SvgScan;
+
+static void
+svg_start (GMarkupParseContext  *context,
+           const char           *element,
+           const char          **names,
+           const char          **values,
+           gpointer              user_data,
+           GError              **error)
+{
+  SvgScan *scan = user_data;
+
+  if (g_str_equal (element, "svg"))
+    scan->saw_svg = TRUE;
+  scan->in_text = g_str_equal (element, "text") || g_str_equal (element, "title");
+}
+
+static void
+svg_end (GMarkupParseContext  *context,
+         const char           *element,
+         gpointer              user_data,
+         GError              **error)
+{
+  SvgScan *scan = user_data;
+
+  if (scan->in_text)
+    g_string_append_c (scan->text, '\n');
+  scan->in_text = FALSE;
+}
+
+static void
+svg_text (GMarkupParseContext  *context,
+          const char           *text,
+          gsize                 len,
+          gpointer              user_data,
+          GError              **error)
+{
+  SvgScan *scan = user_data;
+
+  if (scan->in_text)
+    g_string_append_len (scan->text, text, len);
+}
+
+static void
+check_svg (TsLayout *layout,
+           GBytes   *svg)
+{
+  static const GMarkupParser parser = { svg_start, svg_end, svg_text, NULL, NULL };
+  SvgScan scan = { g_string_new (NULL), FALSE, FALSE };
+  g_autoptr(GMarkupParseContext) context = g_markup_parse_context_new (&parser, 0, &scan, NULL);
+  g_autoptr(GError) error = NULL;
+  gsize len;
+  const char *data = g_bytes_get_data (svg, &len);
+  guint n_checked = 0;
+
+  g_assert_true (g_markup_parse_context_parse (context, data, len, &error));
+  g_assert_true (g_markup_parse_context_end_parse (context, &error));
+  g_assert_no_error (error);
+  g_assert_true (scan.saw_svg);
+
+  /* every band of the diagram is labelled: region labels always, tensor
+   * names where they fit; ts_layout_render() drew a copy at its width */
+  ts_layout_allocate (layout, 1200);
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+
+      if (b->type != TS_LAYOUT_BAND_REGION || !b->visible)
+        continue;
+      g_test_message ("label: %s", b->label);
+      g_assert_nonnull (strstr (scan.text->str, b->label));
+      n_checked++;
+    }
+  g_assert_cmpuint (n_checked, >=, 5);
+  g_assert_nonnull (strstr (scan.text->str, "token_embd.weight"));
+  g_assert_nonnull (strstr (scan.text->str, ts_model_file_get_display_name (ts_layout_get_model (layout))));
+
+  g_string_free (scan.text, TRUE);
+}
+
+static cairo_status_t
+read_bytes (void          *closure,
+            unsigned char *data,
+            unsigned int   length)
+{
+  GInputStream *stream = closure;
+
+  return g_input_stream_read_all (stream, data, length, NULL, NULL, NULL)
+    ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_READ_ERROR;
+}
+
+static void
+check_png (GBytes *png,
+           int     width,
+           int     height)
+{
+  g_autoptr(GInputStream) stream = g_memory_input_stream_new_from_bytes (png);
+  cairo_surface_t *surface = cairo_image_surface_create_from_png_stream (read_bytes, stream);
+  g_autoptr(GHashTable) colors = g_hash_table_new (NULL, NULL);
+  const guint8 *pixels;
+  int stride;
+
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (surface), ==, width);
+  if (height > 0)
+    g_assert_cmpint (cairo_image_surface_get_height (surface), ==, height);
+
+  /* not blank: many colours, and more than a sliver of non-white */
+  pixels = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+  {
+    guint64 non_white = 0, total = 0;
+
+    for (int y = 0; y < cairo_image_surface_get_height (surface); y++)
+      for (int x = 0; x < width; x++)
+        {
+          guint32 px = *(const guint32 *) (pixels + y * stride + x * 4);
+
+          g_hash_table_add (colors, GUINT_TO_POINTER (px));
+          non_white += (px & 0xffffff) != 0xffffff;
+          total++;
+        }
+    g_assert_cmpuint (g_hash_table_size (colors), >, 20);
+    g_assert_cmpfloat ((double) non_white / total, >, 0.05);
+  }
+
+  cairo_surface_destroy (surface);
+}
+
+static void
+check_pdf (GBytes *pdf,
+           int     width)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (pdf, &len);
+  g_autofree char *text = g_strndup (data, len);
+  g_autoptr(GRegex) regex = g_regex_new ("/MediaBox \\[ *0 0 ([0-9.]+) ([0-9.]+) *\\]", G_REGEX_RAW, 0, NULL);
+  g_autoptr(GMatchInfo) match = NULL;
+  g_autofree char *w = NULL;
+
+  g_assert_true (len > 1000);
+  g_assert_true (g_str_has_prefix (text, "%PDF-"));
+  /* g_strndup stops at the first NUL; search the raw bytes */
+  g_assert_true (g_regex_match_full (regex, data, len, 0, 0, &match, NULL));
+  w = g_match_info_fetch (match, 1);
+  g_assert_cmpint (atoi (w), ==, width);
+  g_assert_nonnull (memmem (data, len, "/Font", 5));
+}
+
+static void
+test_exports (Fixture       *fx,
+              gconstpointer  data)
+{
+  g_autoptr(TsModelFile) model = load_big_gguf (fx);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  g_autoptr(GBytes) svg = NULL;
+  g_autoptr(GBytes) png = NULL;
+  g_autoptr(GBytes) png_fixed = NULL;
+  g_autoptr(GBytes) pdf = NULL;
+  g_autoptr(GError) error = NULL;
+  TsLayoutExportFormat format;
+
+  g_assert_true (ts_layout_export_format_from_name ("a.SVG", &format));
+  g_assert_cmpint (format, ==, TS_LAYOUT_EXPORT_SVG);
+  g_assert_true (ts_layout_export_format_from_name ("x/y.pdf", &format));
+  g_assert_cmpint (format, ==, TS_LAYOUT_EXPORT_PDF);
+  g_assert_true (ts_layout_export_format_from_name ("b.png", &format));
+  g_assert_cmpint (format, ==, TS_LAYOUT_EXPORT_PNG);
+  g_assert_false (ts_layout_export_format_from_name ("c.jpg", &format));
+  g_assert_false (ts_layout_export_format_from_name ("noext", &format));
+
+  svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1200, 0, &error);
+  g_assert_no_error (error);
+  check_svg (layout, svg);
+
+  png = ts_layout_render (layout, TS_LAYOUT_EXPORT_PNG, 1000, 0, &error);
+  g_assert_no_error (error);
+  check_png (png, 1000, 0);
+
+  png_fixed = ts_layout_render (layout, TS_LAYOUT_EXPORT_PNG, 640, 480, &error);
+  g_assert_no_error (error);
+  check_png (png_fixed, 640, 480);
+
+  pdf = ts_layout_render (layout, TS_LAYOUT_EXPORT_PDF, 842, 0, &error);
+  g_assert_no_error (error);
+  check_pdf (pdf, 842);
+
+  /* for people who want to look at them: the build dir keeps a copy */
+  if (g_getenv ("TS_TEST_ARTIFACTS") != NULL)
+    {
+      g_autofree char *p1 = g_build_filename (g_getenv ("TS_TEST_ARTIFACTS"), "layout.svg", NULL);
+      g_autofree char *p2 = g_build_filename (g_getenv ("TS_TEST_ARTIFACTS"), "layout.png", NULL);
+      g_autofree char *p3 = g_build_filename (g_getenv ("TS_TEST_ARTIFACTS"), "layout.pdf", NULL);
+
+      g_file_set_contents (p1, g_bytes_get_data (svg, NULL), g_bytes_get_size (svg), NULL);
+      g_file_set_contents (p2, g_bytes_get_data (png, NULL), g_bytes_get_size (png), NULL);
+      g_file_set_contents (p3, g_bytes_get_data (pdf, NULL), g_bytes_get_size (pdf), NULL);
+    }
+}
+
+static void
+export_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  GError **error = user_data;
+
+  ts_layout_export_finish (TS_LAYOUT (object), result, error);
+  if (*error == NULL)
+    *error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_EXISTS, "done");
+}
+
+static void
+test_export_async (Fixture       *fx,
+                   gconstpointer  data)
+{
+  g_autoptr(TsModelFile) model = load_big_gguf (fx);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  g_autofree char *path = g_build_filename (fx->dir, "out.png", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  gsize len;
+
+  /* the worker draws a copy: changing the layout meanwhile is allowed */
+  ts_layout_export_async (layout, file, TS_LAYOUT_EXPORT_PNG, 800, 0, NULL, export_done, &error);
+  ts_layout_set_view_range (layout, 0, 100);
+  ts_layout_allocate (layout, 300);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);   /* i.e. success */
+
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new_take (g_steal_pointer (&contents), len);
+    check_png (bytes, 800, 0);
+  }
+}
+
+static void
+test_export_cancelled (Fixture       *fx,
+                       gconstpointer  data)
+{
+  g_autoptr(TsModelFile) model = load_big_gguf (fx);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  g_autofree char *path = g_build_filename (fx->dir, "cancelled.svg", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_cancellable_cancel (cancellable);
+  g_assert_false (ts_layout_export (layout, file, TS_LAYOUT_EXPORT_SVG, 600, 0, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_description (Fixture       *fx,
+                  gconstpointer  data)
+{
+  guint64 a, b, c;
+  g_autoptr(TsModelFile) model = load_small_gguf (fx, &a, &b, &c);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  const TsLayoutBand *band = find_tensor_band (layout, "blk.0.attn_q.weight");
+  g_autofree char *text = ts_layout_dup_band_description (layout, band);
+
+  /* name, role, type, byte range, exact size, share of the file */
+  g_assert_nonnull (strstr (text, "blk.0.attn_q.weight"));
+  g_assert_nonnull (strstr (text, "Attention"));
+  g_assert_nonnull (strstr (text, "F16"));
+  g_assert_nonnull (strstr (text, "768 – 896"));
+  g_assert_nonnull (strstr (text, "128 bytes"));
+  g_assert_nonnull (strstr (text, "13.79 %"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/layout/roles", test_roles);
+  g_test_add ("/layout/bands/gguf", Fixture, NULL, fixture_setup, test_gguf_bands, fixture_teardown);
+  g_test_add ("/layout/bands/safetensors", Fixture, NULL, fixture_setup, test_safetensors_bands, fixture_teardown);
+  g_test_add ("/layout/tiling-min-width", Fixture, NULL, fixture_setup, test_tiling_and_min_width, fixture_teardown);
+  g_test_add ("/layout/zoom", Fixture, NULL, fixture_setup, test_zoom_ranges, fixture_teardown);
+  g_test_add ("/layout/hit-test", Fixture, NULL, fixture_setup, test_hit_testing, fixture_teardown);
+  g_test_add ("/layout/description", Fixture, NULL, fixture_setup, test_description, fixture_teardown);
+  g_test_add ("/layout/export", Fixture, NULL, fixture_setup, test_exports, fixture_teardown);
+  g_test_add ("/layout/export-async", Fixture, NULL, fixture_setup, test_export_async, fixture_teardown);
+  g_test_add ("/layout/export-cancelled", Fixture, NULL, fixture_setup, test_export_cancelled, fixture_teardown);
+
+  return g_test_run ();
+}

@@ -1,0 +1,748 @@
+/* test-window.c: the application window, under a virtual display
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <string.h>
+
+#include "ts-application.h"
+#include "ts-export-dialog.h"
+#include "ts-window-private.h"
+
+#define N_LAYERS   4
+#define N_TOKENS   1200
+#define N_MERGES   700
+#define HIDDEN     64
+#define FFN        176
+
+static TsApplication *app;
+static char *fixture_dir;
+static char *gguf_path;
+static guint gguf_n_tensors;
+static guint gguf_n_attn;
+static guint64 gguf_biggest;
+static guint64 gguf_smallest;
+
+/* ------------------------------------------------------------------------ */
+/* A small Llama-shaped GGUF, written byte by byte                           */
+
+static void
+put_u32 (GByteArray *out,
+         guint32     v)
+{
+  guint32 le = GUINT32_TO_LE (v);
+  g_byte_array_append (out, (const guint8 *) &le, 4);
+}
+
+static void
+put_u64 (GByteArray *out,
+         guint64     v)
+{
+  guint64 le = GUINT64_TO_LE (v);
+  g_byte_array_append (out, (const guint8 *) &le, 8);
+}
+
+static void
+put_str (GByteArray *out,
+         const char *s)
+{
+  put_u64 (out, strlen (s));
+  g_byte_array_append (out, (const guint8 *) s, strlen (s));
+}
+
+static void
+put_kv_str (GByteArray *out,
+            const char *key,
+            const char *value)
+{
+  put_str (out, key);
+  put_u32 (out, 8);
+  put_str (out, value);
+}
+
+static void
+put_kv_u32 (GByteArray *out,
+            const char *key,
+            guint32     value)
+{
+  put_str (out, key);
+  put_u32 (out, 4);
+  put_u32 (out, value);
+}
+
+typedef struct
+{
+  char    *name;
+  guint    n_dims;
+  guint64  dims[2];
+  guint32  type;
+  guint64  size;
+} Tensor;
+
+static void
+add_tensor (GPtrArray  *tensors,
+            const char *name,
+            guint64     d0,
+            guint64     d1,
+            guint32     type)
+{
+  Tensor *t = g_new0 (Tensor, 1);
+
+  t->name = g_strdup (name);
+  t->n_dims = d1 > 0 ? 2 : 1;
+  t->dims[0] = d0;
+  t->dims[1] = d1;
+  t->type = type;
+  t->size = d0 * MAX (d1, 1) * (type == 0 ? 4 : 2);
+  g_ptr_array_add (tensors, t);
+}
+
+static void
+tensor_free (gpointer data)
+{
+  Tensor *t = data;
+
+  g_free (t->name);
+  g_free (t);
+}
+
+static char *
+write_llama_gguf (const char *dir)
+{
+  static const char *chat_template =
+    "{{- bos_token }}\n{%- if custom_tools is defined %}\n    {%- set tools = custom_tools %}\n"
+    "{%- endif %}\n{%- for message in messages %}\n    {{- '<|start_header_id|>' + message['role'] + "
+    "'<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' }}\n{%- endfor %}\n"
+    "{%- if add_generation_prompt %}\n    {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}\n"
+    "{%- endif %}\n";
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autoptr(GPtrArray) tensors = g_ptr_array_new_with_free_func (tensor_free);
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (dir, "tiny-llama.gguf", NULL);
+  guint64 offset = 0;
+
+  add_tensor (tensors, "rope_freqs.weight", 16, 0, 0);
+  add_tensor (tensors, "token_embd.weight", HIDDEN, N_TOKENS, 1);
+  for (guint l = 0; l < N_LAYERS; l++)
+    {
+      static const struct { const char *n; guint64 d0, d1; guint32 type; } layer[] = {
+        { "attn_norm", HIDDEN, 0, 0 }, { "attn_q", HIDDEN, HIDDEN, 1 }, { "attn_k", HIDDEN, 16, 1 },
+        { "attn_v", HIDDEN, 16, 1 }, { "attn_output", HIDDEN, HIDDEN, 1 }, { "ffn_norm", HIDDEN, 0, 0 },
+        { "ffn_gate", HIDDEN, FFN, 1 }, { "ffn_up", HIDDEN, FFN, 1 }, { "ffn_down", FFN, HIDDEN, 1 },
+      };
+      for (guint i = 0; i < G_N_ELEMENTS (layer); i++)
+        {
+          g_autofree char *name = g_strdup_printf ("blk.%u.%s.weight", l, layer[i].n);
+          add_tensor (tensors, name, layer[i].d0, layer[i].d1, layer[i].type);
+        }
+    }
+  add_tensor (tensors, "output_norm.weight", HIDDEN, 0, 0);
+
+  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
+  put_u32 (out, 3);
+  put_u64 (out, tensors->len);
+  put_u64 (out, 7);
+  put_kv_str (out, "general.architecture", "llama");
+  put_kv_str (out, "general.name", "Tiny Llama");
+  put_kv_u32 (out, "llama.block_count", N_LAYERS);
+  put_kv_str (out, "tokenizer.ggml.model", "gpt2");
+  put_str (out, "tokenizer.ggml.tokens");
+  put_u32 (out, 9);
+  put_u32 (out, 8);
+  put_u64 (out, N_TOKENS);
+  for (guint i = 0; i < N_TOKENS; i++)
+    {
+      g_autofree char *token = i == 1100 ? g_strdup ("<|needle|>") : g_strdup_printf ("Ġtok%u", i);
+      put_str (out, token);
+    }
+  put_str (out, "tokenizer.ggml.merges");
+  put_u32 (out, 9);
+  put_u32 (out, 8);
+  put_u64 (out, N_MERGES);
+  for (guint i = 0; i < N_MERGES; i++)
+    {
+      g_autofree char *merge = g_strdup_printf ("Ġ t%u", i);
+      put_str (out, merge);
+    }
+  put_kv_str (out, "tokenizer.chat_template", chat_template);
+
+  gguf_n_tensors = tensors->len;
+  gguf_n_attn = 0;
+  gguf_biggest = 0;
+  gguf_smallest = G_MAXUINT64;
+  for (guint i = 0; i < tensors->len; i++)
+    {
+      Tensor *t = g_ptr_array_index (tensors, i);
+
+      put_str (out, t->name);
+      put_u32 (out, t->n_dims);
+      for (guint d = 0; d < t->n_dims; d++)
+        put_u64 (out, t->dims[d]);
+      put_u32 (out, t->type);
+      put_u64 (out, offset);
+      offset += (t->size + 31) / 32 * 32;
+      gguf_n_attn += strstr (t->name, "attn") != NULL;
+      gguf_biggest = MAX (gguf_biggest, t->size);
+      gguf_smallest = MIN (gguf_smallest, t->size);
+    }
+  while (out->len % 32 != 0)
+    g_byte_array_append (out, (const guint8 *) "", 1);
+  for (guint64 i = 0; i < offset; i++)
+    {
+      guint8 b = (guint8) (i * 13);
+      g_byte_array_append (out, &b, 1);
+    }
+
+  g_file_set_contents (path, (const char *) out->data, out->len, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+static char *
+write_file (const char *name,
+            const char *contents,
+            gssize      len)
+{
+  char *path = g_build_filename (fixture_dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, contents, len, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  gboolean *timed_out = data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop until @page shows (or 20 s pass). */
+static void
+wait_for_page (TsWindow   *window,
+               const char *page)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add_seconds (20, timeout_cb, &timed_out);
+
+  while (!timed_out && g_strcmp0 (ts_window_get_page (window), page) != 0)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (!timed_out)
+    g_source_remove (id);
+  g_assert_cmpstr (ts_window_get_page (window), ==, page);
+}
+
+static void
+run_for (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, timeout_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* Renders @widget as it is on screen into <screenshot dir>/@name. */
+static void
+save_screenshot (GtkWidget  *widget,
+                 const char *name)
+{
+  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  GskRenderer *renderer;
+  int width, height;
+
+  /* let transitions finish and the frame clock paint */
+  run_for (400);
+
+  if (dir == NULL)
+    dir = g_get_tmp_dir ();
+  g_mkdir_with_parents (dir, 0755);
+  path = g_build_filename (dir, name, NULL);
+
+  width = gtk_widget_get_width (widget);
+  height = gtk_widget_get_height (widget);
+  g_assert_cmpint (width, >, 0);
+  g_assert_cmpint (height, >, 0);
+
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+
+  renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+static TsWindow *
+open_in_new_window (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  TsWindow *window = ts_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+  ts_window_open (window, file);
+  wait_for_page (window, "model");
+  return window;
+}
+
+static TsTensor *
+row_tensor (TsTensorTable *table,
+            guint          row)
+{
+  GListModel *rows = G_LIST_MODEL (ts_tensor_table_get_selection (table));
+
+  return g_list_model_get_item (rows, row);
+}
+
+static void
+wait_for_rows (TsTensorTable *table)
+{
+  /* sorting and filtering are synchronous below 20,000 rows; give any
+   * incremental work a chance anyway */
+  for (guint i = 0; i < 10; i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                     */
+
+static void
+test_empty (void)
+{
+  TsWindow *window = ts_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_cmpstr (ts_window_get_page (window), ==, "empty");
+  g_assert_true (ts_window_is_empty (window));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Tensorscope");
+  save_screenshot (GTK_WIDGET (window), "empty.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_open_gguf (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (gguf_path);
+  TsWindow *window;
+  TsTensorTable *table;
+  TsSummaryView *summary;
+  g_autofree char *count = g_strdup_printf ("%u", gguf_n_tensors);
+
+  /* through the application, as the file manager does */
+  ts_application_open_file (app, file);
+  window = TS_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  g_assert_nonnull (window);
+  wait_for_page (window, "model");
+
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny-llama.gguf");
+  table = ts_window_get_tensor_table (window);
+  g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, gguf_n_tensors);
+
+  summary = ts_window_get_summary_view (window);
+  g_assert_cmpstr (ts_summary_view_lookup (summary, "Tensors"), ==, count);
+  g_assert_cmpstr (ts_summary_view_lookup (summary, "Format"), ==, "GGUF version 3");
+
+  /* a second file opens a second window: this one is not empty any more */
+  g_assert_false (ts_window_is_empty (window));
+
+  save_screenshot (GTK_WIDGET (window), "model-gguf.png");
+  save_screenshot (GTK_WIDGET (ts_window_get_layout_view (window)), "layout-view.png");
+
+  ts_window_show_view (window, "summary");
+  save_screenshot (GTK_WIDGET (window), "summary.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_sort_filter (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsTensorTable *table = ts_window_get_tensor_table (window);
+  g_autoptr(TsTensor) first = NULL;
+  g_autoptr(TsTensor) last = NULL;
+  g_autoptr(TsTensor) by_name = NULL;
+  guint n = ts_tensor_table_get_n_rows (table);
+
+  /* file order first: rope_freqs */
+  first = row_tensor (table, 0);
+  g_assert_cmpstr (ts_tensor_get_name (first), ==, "rope_freqs.weight");
+  g_clear_object (&first);
+
+  ts_tensor_table_sort_by (table, "bytes", GTK_SORT_DESCENDING);
+  wait_for_rows (table);
+  first = row_tensor (table, 0);
+  last = row_tensor (table, n - 1);
+  g_assert_cmpuint (ts_tensor_get_size (first), ==, gguf_biggest);
+  g_assert_cmpuint (ts_tensor_get_size (last), ==, gguf_smallest);
+  g_clear_object (&first);
+  g_clear_object (&last);
+
+  ts_tensor_table_sort_by (table, "bytes", GTK_SORT_ASCENDING);
+  wait_for_rows (table);
+  first = row_tensor (table, 0);
+  g_assert_cmpuint (ts_tensor_get_size (first), ==, gguf_smallest);
+  g_clear_object (&first);
+
+  ts_tensor_table_sort_by (table, "name", GTK_SORT_ASCENDING);
+  wait_for_rows (table);
+  by_name = row_tensor (table, 0);
+  g_assert_cmpstr (ts_tensor_get_name (by_name), ==, "blk.0.attn_k.weight");
+
+  ts_tensor_table_set_filter_text (table, "attn");
+  wait_for_rows (table);
+  g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, gguf_n_attn);
+  for (guint i = 0; i < ts_tensor_table_get_n_rows (table); i++)
+    {
+      g_autoptr(TsTensor) t = row_tensor (table, i);
+      g_assert_nonnull (strstr (ts_tensor_get_name (t), "attn"));
+    }
+  save_screenshot (GTK_WIDGET (window), "filtered.png");
+
+  ts_tensor_table_set_filter_text (table, "blk.3.ffn_");
+  wait_for_rows (table);
+  g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, 4);
+
+  ts_tensor_table_set_filter_text (table, "no-such-tensor");
+  wait_for_rows (table);
+  g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, 0);
+
+  ts_tensor_table_set_filter_text (table, "");
+  wait_for_rows (table);
+  g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, n);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_selection_sync (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsTensorTable *table = ts_window_get_tensor_table (window);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  GtkSelectionModel *selection = ts_tensor_table_get_selection (table);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  g_autoptr(TsTensor) tensor = NULL;
+  guint band;
+
+  g_assert_cmpuint (ts_layout_view_get_selected_band (view), ==, TS_LAYOUT_NO_BAND);
+
+  /* table → layout */
+  gtk_selection_model_select_item (selection, 5, TRUE);
+  tensor = g_list_model_get_item (G_LIST_MODEL (selection), 5);
+  band = ts_layout_find_tensor (layout, tensor);
+  g_assert_cmpuint (band, !=, TS_LAYOUT_NO_BAND);
+  g_assert_cmpuint (ts_layout_view_get_selected_band (view), ==, band);
+  g_assert_true (ts_layout_get_band (layout, band)->tensor == tensor);
+  save_screenshot (GTK_WIDGET (window), "selected.png");
+
+  /* layout → table: the band of another tensor */
+  {
+    g_autoptr(TsTensor) other = g_list_model_get_item (G_LIST_MODEL (selection), 9);
+    guint other_band = ts_layout_find_tensor (layout, other);
+    g_autoptr(GtkBitset) selected = NULL;
+
+    ts_layout_view_activate_band (view, other_band);
+    selected = gtk_selection_model_get_selection (selection);
+    g_assert_cmpuint (gtk_bitset_get_size (selected), ==, 1);
+    g_assert_cmpuint (gtk_bitset_get_minimum (selected), ==, 9);
+    g_assert_cmpuint (ts_layout_view_get_selected_band (view), ==, other_band);
+  }
+
+  /* a tensor filtered out of the table: clicking its band clears the filter */
+  {
+    g_autoptr(TsTensor) norm = NULL;
+    guint norm_band;
+
+    ts_tensor_table_set_filter_text (table, "ffn_up");
+    wait_for_rows (table);
+    norm = TS_TENSOR (g_object_ref (ts_model_file_lookup_tensor (ts_window_get_model (window),
+                                                                 "output_norm.weight")));
+    norm_band = ts_layout_find_tensor (layout, norm);
+    ts_layout_view_activate_band (view, norm_band);
+    g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, gguf_n_tensors);
+    g_assert_cmpuint (ts_layout_view_get_selected_band (view), ==, norm_band);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_zoom (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  TsTensor *tensor = ts_model_file_lookup_tensor (ts_window_get_model (window), "blk.1.attn_q.weight");
+  guint band = ts_layout_find_tensor (layout, tensor);
+  guint64 start, end;
+
+  g_assert_false (ts_layout_view_get_zoomed (view));
+  ts_layout_view_zoom_to_band (view, band);
+  g_assert_true (ts_layout_view_get_zoomed (view));
+  ts_layout_get_view_range (layout, &start, &end);
+  g_assert_cmpuint (start, <=, ts_tensor_get_offset (tensor));
+  g_assert_cmpuint (end, >=, ts_tensor_get_offset (tensor) + ts_tensor_get_size (tensor));
+  g_assert_cmpuint (end - start, <, 2 * ts_tensor_get_size (tensor));
+  save_screenshot (GTK_WIDGET (window), "zoomed.png");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-back", NULL));
+  g_assert_false (ts_layout_view_get_zoomed (view));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-in", NULL));
+  g_assert_true (ts_layout_view_get_zoomed (view));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-reset", NULL));
+  g_assert_false (ts_layout_view_get_zoomed (view));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_metadata (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsMetadataView *view = ts_window_get_metadata_view (window);
+
+  ts_window_show_view (window, "metadata");
+  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), ==, 7);
+
+  g_assert_true (ts_metadata_view_select_key (view, "tokenizer.chat_template"));
+  save_screenshot (GTK_WIDGET (window), "metadata-template.png");
+
+  g_assert_true (ts_metadata_view_select_key (view, "tokenizer.ggml.tokens"));
+  g_assert_cmpuint (ts_metadata_view_get_page_start (view), ==, 0);
+  ts_metadata_view_go_to_index (view, 1100);
+  g_assert_cmpuint (ts_metadata_view_get_page_start (view), ==, 1000);
+  save_screenshot (GTK_WIDGET (window), "metadata-array.png");
+  ts_metadata_view_go_to_index (view, 5);
+  g_assert_cmpuint (ts_metadata_view_get_page_start (view), ==, 0);
+
+  g_assert_false (ts_metadata_view_select_key (view, "no.such.key"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+check_error_page (const char *path,
+                  const char *expected,
+                  const char *screenshot)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  TsWindow *window = ts_window_new (app);
+  g_autofree char *message = NULL;
+
+  gtk_window_present (GTK_WINDOW (window));
+  ts_window_open (window, file);
+  wait_for_page (window, "error");
+
+  /* the core's own message, not a generic one */
+  message = g_ascii_strdown (ts_window_get_error_message (window), -1);
+  g_test_message ("error: %s", ts_window_get_error_message (window));
+  g_assert_cmpuint (strlen (message), >, 10);
+  g_assert_nonnull (strstr (message, expected));
+  g_assert_null (ts_window_get_model (window));
+  if (screenshot != NULL)
+    save_screenshot (GTK_WIDGET (window), screenshot);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_hostile (void)
+{
+  static const char lfs[] =
+    "version https://git-lfs.github.com/spec/v1\n"
+    "oid sha256:4d7a2146f0e1a4a5f0e9e0c0bf5d2b1f8fbd1f3c5a1d0e2f6a4b7c8d9e0f1a2b\n"
+    "size 4965799096\n";
+  guint8 bad_version[24] = { 'G', 'G', 'U', 'F', 99, 0, 0, 0 };
+  g_autofree char *lfs_path = write_file ("model.safetensors", lfs, sizeof lfs - 1);
+  g_autofree char *version_path = write_file ("bad-version.gguf", (const char *) bad_version, sizeof bad_version);
+  g_autofree char *truncated = NULL;
+  g_autofree char *contents = NULL;
+  gsize len;
+
+  check_error_page (lfs_path, "lfs", "error-lfs.png");
+  check_error_page (version_path, "version", NULL);
+
+  /* the fixture cut in the middle of its tensor data */
+  g_assert_true (g_file_get_contents (gguf_path, &contents, &len, NULL));
+  truncated = write_file ("truncated.gguf", contents, len - 1000);
+  check_error_page (truncated, "truncated.gguf", "error-truncated.png");
+}
+
+static void
+test_drop (void)
+{
+  TsWindow *window = ts_window_new (app);
+  GtkDropTarget *target = ts_window_get_drop_target (window);
+  g_autoptr(GFile) file = g_file_new_for_path (gguf_path);
+  g_autoptr(GSList) list = g_slist_prepend (NULL, file);
+  g_auto(GValue) value = G_VALUE_INIT;
+  GdkDragAction action = 0;
+  gboolean handled = FALSE;
+
+  gtk_window_present (GTK_WINDOW (window));
+  run_for (100);
+  g_assert_cmpstr (ts_window_get_page (window), ==, "empty");
+
+  /* dragging over the window shows the highlight */
+  g_signal_emit_by_name (target, "enter", 100.0, 100.0, &action);
+  g_assert_cmpint (action, ==, GDK_ACTION_COPY);
+  g_assert_true (ts_window_get_drop_active (window));
+  save_screenshot (GTK_WIDGET (window), "drop-highlight.png");
+
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_list (list));
+  g_signal_emit_by_name (target, "drop", &value, 100.0, 100.0, &handled);
+  g_assert_true (handled);
+  g_assert_false (ts_window_get_drop_active (window));
+  wait_for_page (window, "model");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny-llama.gguf");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_sharded_sample (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "sample", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GError) error = NULL;
+  TsSampleOptions options;
+  TsWindow *window;
+  TsLayout *layout;
+  guint n_parts;
+
+  ts_sample_options_init (&options);
+  g_assert_true (ts_sample_write (folder, &options, NULL, &error));
+  g_assert_no_error (error);
+
+  window = open_in_new_window (dir);
+  n_parts = g_list_model_get_n_items (ts_model_file_get_parts (ts_window_get_model (window)));
+  g_assert_cmpuint (n_parts, ==, options.n_shards);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "sample");
+
+  /* one strip per shard on a common scale: the smaller shard is shorter */
+  layout = ts_layout_view_get_layout (ts_window_get_layout_view (window));
+  g_assert_cmpuint (ts_layout_get_max_part_size (layout), >, 0);
+  save_screenshot (GTK_WIDGET (window), "model-sharded.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+on_exported (TsExportDialog *dialog,
+             GFile          *file,
+             gpointer        user_data)
+{
+  GFile **out = user_data;
+
+  *out = g_object_ref (file);
+}
+
+static void
+test_export_dialog (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayout *layout = ts_layout_view_get_layout (ts_window_get_layout_view (window));
+  TsExportDialog *dialog = ts_export_dialog_new (GTK_WINDOW (window), layout, NULL);
+  g_autofree char *path = g_build_filename (fixture_dir, "diagram", NULL);
+  g_autofree char *expected = g_build_filename (fixture_dir, "diagram.svg", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) written = NULL;
+  gboolean timed_out = FALSE;
+
+  gtk_window_present (GTK_WINDOW (dialog));
+  save_screenshot (GTK_WIDGET (dialog), "export-dialog.png");
+
+  /* no extension: the format chosen in the dialog (SVG) adds one */
+  g_signal_connect (dialog, "exported", G_CALLBACK (on_exported), &written);
+  ts_export_dialog_export_to (dialog, file);
+  g_timeout_add_seconds (20, timeout_cb, &timed_out);
+  while (written == NULL && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_nonnull (written);
+  g_assert_true (g_file_test (expected, G_FILE_TEST_IS_REGULAR));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_remove (child);
+    }
+  g_rmdir (path);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  int ret;
+
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  fixture_dir = g_dir_make_tmp ("test-window-XXXXXX", &error);
+  g_assert_no_error (error);
+  gguf_path = write_llama_gguf (fixture_dir);
+
+  /* the real application, registered without a bus so tests can run in
+   * parallel: its startup loads the CSS and installs the app actions */
+  app = ts_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+
+  g_test_add_func ("/window/empty", test_empty);
+  g_test_add_func ("/window/open-gguf", test_open_gguf);
+  g_test_add_func ("/window/sort-filter", test_sort_filter);
+  g_test_add_func ("/window/selection-sync", test_selection_sync);
+  g_test_add_func ("/window/zoom", test_zoom);
+  g_test_add_func ("/window/metadata", test_metadata);
+  g_test_add_func ("/window/hostile", test_hostile);
+  g_test_add_func ("/window/drop", test_drop);
+  g_test_add_func ("/window/sharded-sample", test_sharded_sample);
+  g_test_add_func ("/window/export-dialog", test_export_dialog);
+
+  ret = g_test_run ();
+
+  g_object_unref (app);
+  remove_tree (fixture_dir);
+  g_free (gguf_path);
+  g_free (fixture_dir);
+  return ret;
+}
