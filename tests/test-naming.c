@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "ts-hf-naming.h"
 #include "ts-metadata-entry.h"
 
@@ -160,4 +162,266 @@ test_size_label (void)
 
       g_assert_cmpstr (label, ==, cases[i].label);
     }
+}
+
+/* ------------------------------------------------------------ folders */
+
+typedef struct
+{
+  char *root;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->root = g_dir_make_tmp ("ts-naming-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_remove (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  remove_tree (fixture->root);
+  g_free (fixture->root);
+}
+
+/* a model folder @name under the fixture, with @readme as README.md */
+static GFile *
+make_model_dir (Fixture    *fixture,
+                const char *name,
+                const char *readme)
+{
+  g_autofree char *path = g_build_filename (fixture->root, name, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
+  if (readme != NULL)
+    {
+      g_autofree char *file = g_build_filename (path, "README.md", NULL);
+      g_autoptr(GError) error = NULL;
+
+      g_file_set_contents (file, readme, -1, &error);
+      g_assert_no_error (error);
+    }
+  return g_file_new_for_path (path);
+}
+
+/* "key=value" lines of the naming keys, arrays as [a,b] */
+static char *
+dump (TsGgufMetadata *md)
+{
+  g_autoptr(GListModel) entries = ts_gguf_metadata_list_entries (md);
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (entries); i++)
+    {
+      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (entries, i);
+      gsize length = 0;
+      const char *text;
+
+      g_string_append_printf (s, "%s=", ts_metadata_entry_get_key (e));
+      text = ts_metadata_entry_get_string (e, &length);
+      if (ts_metadata_entry_get_value_type (e) == TS_VALUE_STRING)
+        g_string_append_len (s, text, length);
+      else if (ts_metadata_entry_get_value_type (e) == TS_VALUE_UINT32)
+        g_string_append_printf (s, "%" G_GUINT64_FORMAT, ts_metadata_entry_get_uint64 (e));
+      else
+        {
+          g_string_append_c (s, '[');
+          for (guint64 j = 0; j < ts_metadata_entry_get_array_length (e); j++)
+            {
+              const char *item = ts_metadata_entry_get_item_string (e, j, &length);
+
+              g_string_append_printf (s, "%s%.*s", j ? "," : "", (int) length, item);
+            }
+          g_string_append_c (s, ']');
+        }
+      g_string_append_c (s, '\n');
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static char *
+naming_of (GFile      *dir,
+           const char *name_or_path,
+           guint64     total)
+{
+  TsHfConfig config = { 0 };
+  g_autoptr(TsGgufMetadata) md = ts_gguf_metadata_new ();
+
+  config.name_or_path = (char *) name_or_path;
+  ts_hf_naming_add_metadata (dir, &config, total, md);
+  return dump (md);
+}
+
+static char *
+file_name_of (GFile      *dir,
+              const char *name_or_path,
+              guint64     total,
+              const char *outtype)
+{
+  TsHfConfig config = { 0 };
+
+  config.name_or_path = (char *) name_or_path;
+  return ts_hf_naming_default_file_name (dir, &config, total, outtype);
+}
+
+static void
+test_folder_names (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(GFile) llama = make_model_dir (fixture, "Llama-3.2-3B-Instruct", NULL);
+  g_autoptr(GFile) tiny = make_model_dir (fixture, "tiny", NULL);
+  g_autoptr(GFile) mine = make_model_dir (fixture, "my-model-7b", NULL);
+  g_autofree char *a = naming_of (llama, NULL, 3212749824);
+  g_autofree char *b = naming_of (tiny, NULL, 3300000);
+  g_autofree char *c = naming_of (mine, NULL, 0);
+  g_autofree char *fa = file_name_of (llama, NULL, 3212749824, "bf16");
+  g_autofree char *fb = file_name_of (tiny, NULL, 3300000, "F16");
+  g_autofree char *fc = file_name_of (mine, NULL, 0, "q8_0");
+
+  /* set_gguf_meta_model() order: name, (author, version, organization),
+   * finetune, basename, ..., size_label */
+  g_assert_cmpstr (a, ==, "general.name=Llama 3.2 3B Instruct\ngeneral.finetune=Instruct\n"
+                          "general.basename=Llama-3.2\ngeneral.size_label=3B\n");
+  /* no size in the name: the size label comes from the element count */
+  g_assert_cmpstr (b, ==, "general.name=Tiny\ngeneral.size_label=3.3M\n");
+  g_assert_cmpstr (c, ==, "general.name=My Model 7b\ngeneral.basename=my-model\ngeneral.size_label=7B\n");
+  g_assert_cmpstr (fa, ==, "Llama-3.2-3B-Instruct-BF16.gguf");
+  /* no basename: the name, spaces turned into dashes */
+  g_assert_cmpstr (fb, ==, "Tiny-3.3M-F16.gguf");
+  g_assert_cmpstr (fc, ==, "my-model-7B-Q8_0.gguf");
+}
+
+static void
+test_name_or_path (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(GFile) dir = make_model_dir (fixture, "checkpoint", NULL);
+  g_autofree char *hf = naming_of (dir, "meta-llama/Llama-3.2-3B-Instruct", 3212749824);
+  g_autofree char *path = naming_of (dir, "/home/me/models/Llama-3.2-3B", 3212749824);
+  g_autofree char *empty = naming_of (dir, "", 1000);
+
+  /* _name_or_path wins over the folder and brings the organization */
+  g_assert_cmpstr (hf, ==, "general.name=Llama 3.2 3B Instruct\ngeneral.organization=Meta Llama\n"
+                           "general.finetune=Instruct\ngeneral.basename=Llama-3.2\n"
+                           "general.size_label=3B\n");
+  /* more than one "/": a local path, ignored; the folder gives the name */
+  g_assert_cmpstr (path, ==, "general.name=Checkpoint\ngeneral.size_label=3.2B\n");
+  /* "" is a name (not None) that gguf-py's add_string() does not write */
+  g_assert_cmpstr (empty, ==, "general.size_label=1.0K\n");
+}
+
+static void
+test_model_card (Fixture       *fixture,
+                 gconstpointer  user_data)
+{
+  static const char readme[] =
+    "---\n"
+    "license:\n"
+    "- apache-2.0\n"
+    "- mit\n"
+    "model_name: Card Name\n"
+    "model_creator: ACME Labs   # a comment\n"
+    "language: [en, 'fr']\n"
+    "tags:\n"
+    "  - chat\n"
+    "  - \"llama\"\n"
+    "pipeline_tag: text-generation\n"
+    "url: https://example.org\n"
+    "base_model:\n"
+    "- meta-llama/Llama-3.2-3B\n"
+    "- name: Other Base\n"
+    "  organization: Someone\n"
+    "- https://huggingface.co/acme/Thing-v2\n"
+    "datasets: acme/tiny-stories-v2\n"
+    "model-index:\n"
+    "  - name: ignored\n"
+    "---\n"
+    "# Text\n";
+  g_autoptr(GFile) dir = make_model_dir (fixture, "Llama-3.2-3B-Instruct", readme);
+  g_autofree char *md = naming_of (dir, NULL, 3212749824);
+
+  /* card fields first, the folder fills the rest; url goes to source.url;
+   * the license list is joined with commas; string base models are parsed
+   * as ids (name, organization, version, repo_url), mappings copied */
+  g_assert_cmpstr (md, ==,
+                   "general.name=Card Name\n"
+                   "general.author=ACME Labs\n"
+                   "general.finetune=Instruct\n"
+                   "general.basename=Llama-3.2\n"
+                   "general.size_label=3B\n"
+                   "general.license=apache-2.0,mit\n"
+                   "general.source.url=https://example.org\n"
+                   "general.base_model.count=3\n"
+                   "general.base_model.0.name=Llama 3.2 3B\n"
+                   "general.base_model.0.organization=Meta Llama\n"
+                   "general.base_model.0.repo_url=https://huggingface.co/meta-llama/Llama-3.2-3B\n"
+                   "general.base_model.1.name=Other Base\n"
+                   "general.base_model.1.organization=Someone\n"
+                   "general.base_model.2.name=Thing v2\n"
+                   "general.base_model.2.version=v2\n"
+                   "general.base_model.2.organization=Acme\n"
+                   "general.base_model.2.repo_url=https://huggingface.co/acme/Thing-v2\n"
+                   "general.dataset.count=1\n"
+                   "general.dataset.0.name=Tiny Stories v2\n"
+                   "general.dataset.0.version=v2\n"
+                   "general.dataset.0.organization=Acme\n"
+                   "general.dataset.0.repo_url=https://huggingface.co/acme/tiny-stories-v2\n"
+                   "general.tags=[chat,llama,text-generation]\n"
+                   "general.languages=[en,fr]\n");
+}
+
+static void
+test_card_edge_cases (Fixture       *fixture,
+                      gconstpointer  user_data)
+{
+  /* a base_model key without a value still writes a count of 0; no front
+   * matter at all (first line not "---") is no card */
+  g_autoptr(GFile) a = make_model_dir (fixture, "alpha-7b", "---\nbase_model:\nname: ''\n---\n");
+  g_autoptr(GFile) b = make_model_dir (fixture, "beta-7b", "# Title\n---\nname: Nope\n---\n");
+  g_autofree char *ma = naming_of (a, NULL, 0);
+  g_autofree char *mb = naming_of (b, NULL, 0);
+
+  /* name '' from the card is set, so not replaced, and not written */
+  g_assert_cmpstr (ma, ==, "general.basename=alpha\ngeneral.size_label=7B\ngeneral.base_model.count=0\n");
+  g_assert_cmpstr (mb, ==, "general.name=Beta 7b\ngeneral.basename=beta\ngeneral.size_label=7B\n");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/naming/model-id", test_model_id);
+  g_test_add_func ("/naming/id-to-title", test_id_to_title);
+  g_test_add_func ("/naming/size-label", test_size_label);
+  g_test_add ("/naming/folder-names", Fixture, NULL, fixture_set_up, test_folder_names, fixture_tear_down);
+  g_test_add ("/naming/name-or-path", Fixture, NULL, fixture_set_up, test_name_or_path, fixture_tear_down);
+  g_test_add ("/naming/model-card", Fixture, NULL, fixture_set_up, test_model_card, fixture_tear_down);
+  g_test_add ("/naming/card-edge-cases", Fixture, NULL, fixture_set_up, test_card_edge_cases,
+              fixture_tear_down);
+  return g_test_run ();
 }

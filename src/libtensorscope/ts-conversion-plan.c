@@ -486,12 +486,16 @@ add_sampling (TsConversionPlan *self)
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       JsonNode *node = json_object_get_member (obj, keys[i].hf);
+      g_autofree char *origin = g_strdup_printf ("generation_config.json: %s", keys[i].hf);
+      GType vt;
 
       /* the Hugging Face name, when the llama.cpp one is absent */
       if (node == NULL && g_str_equal (keys[i].hf, "penalty_repeat"))
-        node = json_object_get_member (obj, "repetition_penalty");
-      g_autofree char *origin = g_strdup_printf ("generation_config.json: %s", keys[i].hf);
-      GType vt;
+        {
+          node = json_object_get_member (obj, "repetition_penalty");
+          g_free (origin);
+          origin = g_strdup ("generation_config.json: repetition_penalty");
+        }
 
       if (node == NULL || JSON_NODE_TYPE (node) != JSON_NODE_VALUE)
         continue;

@@ -212,40 +212,31 @@ report_progress (TsConverter *self,
 /* ---- numeric kernels ---- */
 
 static void
+put_u16 (guint8  *out,
+         guint16  h)
+{
+  out[0] = h & 0xff;
+  out[1] = h >> 8;
+}
+
+static void
 encode_row (TsDType       dtype,
             const float  *x,
             guint8       *out,
             gsize         n)
 {
-  switch (dtype)
-    {
-    case TS_DTYPE_F32:
-      memcpy (out, x, n * sizeof (float));
-      break;
-    case TS_DTYPE_F16:
-      for (gsize i = 0; i < n; i++)
-        {
-          guint16 h = ts_f32_to_f16 (x[i]);
-
-          out[2 * i] = h & 0xff;
-          out[2 * i + 1] = h >> 8;
-        }
-      break;
-    case TS_DTYPE_BF16:
-      for (gsize i = 0; i < n; i++)
-        {
-          guint16 h = ts_f32_to_bf16 (x[i]);
-
-          out[2 * i] = h & 0xff;
-          out[2 * i + 1] = h >> 8;
-        }
-      break;
-    case TS_DTYPE_Q8_0:
-      ts_quantize_q8_0_row (x, out, n);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
+  if (dtype == TS_DTYPE_F32)
+    memcpy (out, x, n * sizeof (float));
+  else if (dtype == TS_DTYPE_F16)
+    for (gsize i = 0; i < n; i++)
+      put_u16 (out + 2 * i, ts_f32_to_f16 (x[i]));
+  else if (dtype == TS_DTYPE_BF16)
+    for (gsize i = 0; i < n; i++)
+      put_u16 (out + 2 * i, ts_f32_to_bf16 (x[i]));
+  else if (dtype == TS_DTYPE_Q8_0)
+    ts_quantize_q8_0_row (x, out, n);
+  else
+    g_assert_not_reached ();
 }
 
 /* A BF16 signalling NaN gains the quiet bit on the converter's round trip

@@ -73,6 +73,8 @@ typedef struct
   const char       *merges_origin;
   JsonNode         *chat_template;
   const char       *chat_template_origin;
+  GArray           *named_templates;  /* NamedTemplate, of a list-form template */
+  char             *default_template;
   gboolean          granite_add_bos;   /* add_bos_token = false still to write */
 } Tok;
 
@@ -98,6 +100,8 @@ tok_clear (Tok *t)
   g_clear_pointer (&t->add_flags, g_array_unref);
   g_clear_pointer (&t->merges, g_ptr_array_unref);
   g_clear_pointer (&t->chat_template, json_node_unref);
+  g_clear_pointer (&t->named_templates, g_array_unref);
+  g_clear_pointer (&t->default_template, g_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Tok, tok_clear)
@@ -1192,6 +1196,76 @@ load_alt_template (Tok        *t,
   return TRUE;
 }
 
+typedef struct
+{
+  char *name;
+  char *text;
+} NamedTemplate;
+
+static void
+named_template_clear (gpointer p)
+{
+  NamedTemplate *n = p;
+
+  g_free (n->name);
+  g_free (n->text);
+}
+
+/* every character but ASCII letters and digits becomes "_" */
+static char *
+sanitize_template_name (const char *name)
+{
+  GString *s = g_string_new (NULL);
+
+  for (const char *p = name; *p; p = g_utf8_next_char (p))
+    g_string_append_c (s, g_ascii_isalnum (*p) ? *p : '_');
+  return g_string_free (s, FALSE);
+}
+
+/* GGUFWriter.add_chat_template() for the list form: named templates get
+ * their own keys, "default" is tokenizer.chat_template */
+static gboolean
+collect_named_templates (JsonArray   *list,
+                         GArray      *named,
+                         char       **default_text,
+                         GError     **error)
+{
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *choice;
+      const char *name = NULL, *text = NULL;
+      g_autofree char *clean = NULL;
+      NamedTemplate entry;
+      guint j;
+
+      if (!array_object (list, i, "tokenizer_config.json", "chat_template", &choice, error) ||
+          !get_string (choice, "name", "tokenizer_config.json", "chat_template[].name", &name, error) ||
+          !get_string (choice, "template", "tokenizer_config.json", "chat_template[].template", &text, error))
+        return FALSE;
+      clean = sanitize_template_name (name ? name : "");
+      if (clean[0] == '\0' || text == NULL)
+        continue;
+      if (g_str_equal (clean, "default"))
+        {
+          g_free (*default_text);
+          *default_text = g_strdup (text);
+          continue;
+        }
+      for (j = 0; j < named->len && !g_str_equal (g_array_index (named, NamedTemplate, j).name, clean); j++)
+        ;
+      entry.name = g_steal_pointer (&clean);
+      entry.text = g_strdup (text);
+      if (j < named->len)
+        {
+          named_template_clear (&g_array_index (named, NamedTemplate, j));
+          g_array_index (named, NamedTemplate, j) = entry;
+        }
+      else
+        g_array_append_val (named, entry);
+    }
+  return TRUE;
+}
+
 static gboolean
 read_chat_template (Tok     *t,
                     GError **error)
@@ -1212,7 +1286,12 @@ read_chat_template (Tok     *t,
   if (alt != NULL && (node_is_string (alt) || JSON_NODE_HOLDS_ARRAY (alt)))
     t->chat_template = g_steal_pointer (&alt);
   g_clear_pointer (&alt, json_node_unref);
-  return TRUE;
+  if (t->chat_template == NULL || !JSON_NODE_HOLDS_ARRAY (t->chat_template))
+    return TRUE;
+  t->named_templates = g_array_new (FALSE, FALSE, sizeof (NamedTemplate));
+  g_array_set_clear_func (t->named_templates, named_template_clear);
+  return collect_named_templates (json_node_get_array (t->chat_template), t->named_templates,
+                                  &t->default_template, error);
 }
 
 /* ------------------------------------------------------------ special ids */
@@ -1384,21 +1463,6 @@ write_special_tokens (Tok            *t,
   t->granite_add_bos = granite && !wrote_add_bos;
 }
 
-typedef struct
-{
-  char *name;
-  char *text;
-} NamedTemplate;
-
-static void
-named_template_clear (gpointer p)
-{
-  NamedTemplate *n = p;
-
-  g_free (n->name);
-  g_free (n->text);
-}
-
 static void
 add_nonempty_string (TsGgufMetadata *md,
                      const char     *key,
@@ -1409,79 +1473,20 @@ add_nonempty_string (TsGgufMetadata *md,
     ts_gguf_metadata_add_string (md, key, value, origin);
 }
 
-/* every character but ASCII letters and digits becomes "_" */
-static char *
-sanitize_template_name (const char *name)
-{
-  GString *s = g_string_new (NULL);
-
-  for (const char *p = name; *p; p = g_utf8_next_char (p))
-    g_string_append_c (s, g_ascii_isalnum (*p) ? *p : '_');
-  return g_string_free (s, FALSE);
-}
-
-/* GGUFWriter.add_chat_template() for the list form: named templates get
- * their own keys, "default" is tokenizer.chat_template */
-static gboolean
-collect_named_templates (JsonArray   *list,
-                         GArray      *named,
-                         const char **default_text,
-                         GError     **error)
-{
-  for (guint i = 0; i < json_array_get_length (list); i++)
-    {
-      JsonObject *choice;
-      const char *name = NULL, *text = NULL;
-      g_autofree char *clean = NULL;
-      NamedTemplate entry;
-      guint j;
-
-      if (!array_object (list, i, "tokenizer_config.json", "chat_template", &choice, error) ||
-          !get_string (choice, "name", "tokenizer_config.json", "chat_template[].name", &name, error) ||
-          !get_string (choice, "template", "tokenizer_config.json", "chat_template[].template", &text, error))
-        return FALSE;
-      clean = sanitize_template_name (name ? name : "");
-      if (clean[0] == '\0' || text == NULL)
-        continue;
-      if (g_str_equal (clean, "default"))
-        {
-          *default_text = text;
-          continue;
-        }
-      for (j = 0; j < named->len && !g_str_equal (g_array_index (named, NamedTemplate, j).name, clean); j++)
-        ;
-      entry.name = g_steal_pointer (&clean);
-      entry.text = g_strdup (text);
-      if (j < named->len)
-        {
-          named_template_clear (&g_array_index (named, NamedTemplate, j));
-          g_array_index (named, NamedTemplate, j) = entry;
-        }
-      else
-        g_array_append_val (named, entry);
-    }
-  return TRUE;
-}
-
-static gboolean
+static void
 write_chat_template (Tok            *t,
-                     TsGgufMetadata *md,
-                     GError        **error)
+                     TsGgufMetadata *md)
 {
-  g_autoptr(GArray) named = g_array_new (FALSE, FALSE, sizeof (NamedTemplate));
-  const char *default_text = NULL;
+  GArray *named = t->named_templates;
 
-  g_array_set_clear_func (named, named_template_clear);
   if (t->chat_template == NULL)
-    return TRUE;
+    return;
   if (node_is_string (t->chat_template))
     {
       add_nonempty_string (md, "tokenizer.chat_template", json_node_get_string (t->chat_template),
                            t->chat_template_origin);
-      return TRUE;
+      return;
     }
-  if (!collect_named_templates (json_node_get_array (t->chat_template), named, &default_text, error))
-    return FALSE;
   for (guint i = 0; i < named->len; i++)
     {
       NamedTemplate *n = &g_array_index (named, NamedTemplate, i);
@@ -1498,8 +1503,7 @@ write_chat_template (Tok            *t,
       ts_gguf_metadata_add_string_array (md, "tokenizer.chat_templates", names, NULL, named->len,
                                          t->chat_template_origin);
     }
-  add_nonempty_string (md, "tokenizer.chat_template", default_text, t->chat_template_origin);
-  return TRUE;
+  add_nonempty_string (md, "tokenizer.chat_template", t->default_template, t->chat_template_origin);
 }
 
 /* ------------------------------------------------------------ entry point */
@@ -1590,8 +1594,7 @@ ts_hf_tokenizer_add_metadata (GFile            *dir,
     ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.merges", (const char **) t.merges->pdata,
                                        NULL, t.merges->len, t.merges_origin);
   write_special_tokens (&t, md);
-  if (!write_chat_template (&t, md, error))
-    return FALSE;
+  write_chat_template (&t, md);
   if (t.granite_add_bos)
     ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_bos_token", FALSE, "converter: vocab_size 49152");
   return TRUE;

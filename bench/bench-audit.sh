@@ -1,0 +1,97 @@
+#!/bin/bash
+# bench-audit.sh: audit a >= 2 GB BF16 conversion with a warm page cache, and
+# in the same run cmp two identical copies of as many bytes as the audit reads.
+#
+# Usage: bench/bench-audit.sh [TENSORSCOPE_CLI] [WORKDIR]
+#   TENSORSCOPE_CLI defaults to _build/src/tensorscope-cli/tensorscope-cli
+#   WORKDIR (default /tmp/tensorscope-bench-audit) keeps the 2.2 GB checkpoint,
+#   its GGUF and a copy of the GGUF between runs; delete it when done.
+#
+# Prints wall time, throughput and peak RSS of the audit (/usr/bin/time -v),
+# the wall time of `cmp` on two identical files of the GGUF's size (cmp then
+# reads the same number of bytes as the audit: source + target), and the ratio.
+# Target (issue 4): audit within 1.5x of cmp, peak RSS <= 256 MB.
+
+set -euo pipefail
+
+CLI=${1:-_build/src/tensorscope-cli/tensorscope-cli}
+WORK=${2:-/tmp/tensorscope-bench-audit}
+HERE=$(cd "$(dirname "$0")" && pwd)
+CK=$WORK/checkpoint
+GGUF=$WORK/model-bf16.gguf
+COPY_A=$WORK/cmp-a.bin
+COPY_B=$WORK/cmp-b.bin
+
+# 17 layers of hidden 2048, 16/4 heads, FFN 8192, vocab 32000: 1.1 G params
+DIMS=(--layers 17 --hidden 2048 --heads 16 --kv-heads 4 --intermediate 8192 --vocab 32000 --shards 2)
+
+mkdir -p "$WORK"
+if [ ! -f "$CK/config.json" ]; then
+  echo "writing the checkpoint (tensorscope-cli sample ${DIMS[*]})"
+  "$CLI" sample "$CK" "${DIMS[@]}"
+fi
+if [ ! -f "$GGUF" ]; then
+  echo "converting to BF16 GGUF"
+  if ! "$CLI" convert "$CK" -o "$GGUF" --outtype bf16 --force; then
+    echo "tensorscope-cli convert failed; using tests/ref/ref_convert.py"
+    /usr/bin/python3 "$HERE/../tests/ref/ref_convert.py" "$CK" "$GGUF" --outtype bf16
+  fi
+fi
+# two identical files of the GGUF's size: cmp reads 2 x that, as the audit
+# reads the source's and the target's tensor data once each
+if [ ! -f "$COPY_B" ] || [ "$(stat -c %s "$COPY_B")" != "$(stat -c %s "$GGUF")" ]; then
+  cp "$GGUF" "$COPY_A"
+  cp "$GGUF" "$COPY_B"
+fi
+
+gguf_bytes=$(stat -c %s "$GGUF")
+ck_bytes=$(du -cb "$CK"/*.safetensors | tail -1 | cut -f1)
+echo "checkpoint: $ck_bytes bytes; GGUF: $gguf_bytes bytes"
+
+warm () {
+  cat "$CK"/*.safetensors "$GGUF" "$COPY_A" "$COPY_B" > /dev/null
+}
+
+warm
+TIMING=$WORK/time.txt
+set +e
+/usr/bin/time -v -o "$TIMING" "$CLI" audit "$CK" "$GGUF" --json > "$WORK/report.json"
+status=$?
+set -e
+audit_wall=$(python3 - "$TIMING" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", text)
+parts = [float(p) for p in m.group(1).split(":")]
+secs = 0.0
+for p in parts:
+    secs = secs * 60 + p
+print(f"{secs:.3f}")
+EOF
+)
+rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TIMING")
+read -r bytes_read elapsed < <(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["summary"]["bytes_read"], r["summary"]["elapsed_seconds"])' "$WORK/report.json")
+
+warm
+cmp_start=$(date +%s.%N)
+cmp "$COPY_A" "$COPY_B"
+cmp_end=$(date +%s.%N)
+cmp_wall=$(python3 -c "print(f'{$cmp_end - $cmp_start:.3f}')")
+
+python3 - "$audit_wall" "$cmp_wall" "$rss_kb" "$bytes_read" "$elapsed" "$gguf_bytes" "$status" <<'EOF'
+import sys
+audit, cmpw, rss_kb, nbytes, compare, gguf, status = sys.argv[1:]
+audit, cmpw, compare = float(audit), float(cmpw), float(compare)
+nbytes, gguf, rss = int(nbytes), int(gguf), int(rss_kb) / 1024
+print(f"audit exit status:     {status} ({'PASS' if status == '0' else 'FAIL'})")
+print(f"audit wall time:       {audit:.3f} s (value comparison {compare:.3f} s)")
+print(f"audit throughput:      {nbytes / audit / 1e9:.2f} GB/s ({nbytes:,} bytes compared)")
+print(f"audit peak RSS:        {rss:.1f} MB")
+print(f"cmp wall time:         {cmpw:.3f} s (2 x {gguf:,} bytes)")
+print(f"cmp throughput:        {2 * gguf / cmpw / 1e9:.2f} GB/s")
+print(f"ratio audit / cmp:     {audit / cmpw:.2f} (target <= 1.5)")
+print(f"RSS target (<= 256 MB): {'met' if rss <= 256 else 'MISSED'}")
+EOF

@@ -1,0 +1,352 @@
+/* test-tokenizer.c: tokenizer.* keys (llama.cpp's _set_vocab_gpt2 + SpecialVocab)
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "ts-hf-tokenizer.h"
+#include "ts-metadata-entry.h"
+
+#define LLAMA3_PRE \
+  "{\"type\": \"Sequence\", \"pretokenizers\": [" \
+  "{\"type\": \"Split\", \"pattern\": {\"Regex\": " \
+  "\"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}" \
+  "| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, " \
+  "\"behavior\": \"Isolated\", \"invert\": false}, " \
+  "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}"
+
+#define POST_PROCESSOR \
+  "{\"type\": \"Sequence\", \"processors\": [" \
+  "{\"type\": \"ByteLevel\", \"add_prefix_space\": true, \"trim_offsets\": false, \"use_regex\": true}, " \
+  "{\"type\": \"TemplateProcessing\", " \
+  "\"single\": [{\"SpecialToken\": {\"id\": \"<|begin_of_text|>\", \"type_id\": 0}}, " \
+  "{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], " \
+  "\"pair\": [{\"SpecialToken\": {\"id\": \"<|begin_of_text|>\", \"type_id\": 0}}, " \
+  "{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}, " \
+  "{\"SpecialToken\": {\"id\": \"<|begin_of_text|>\", \"type_id\": 1}}, " \
+  "{\"Sequence\": {\"id\": \"B\", \"type_id\": 1}}], \"special_tokens\": {}}]}"
+
+/* ids 0-4 in the vocab, 5-8 added, 9 missing (vocab_size 10) */
+#define VOCAB "{\"a\": 0, \"b\": 1, \"\\u0120\": 2, \"ab\": 3, \"\\u0120a\": 4}"
+#define ADDED \
+  "[{\"id\": 5, \"content\": \"<|begin_of_text|>\", \"special\": true}, " \
+  "{\"id\": 6, \"content\": \"<|eot_id|>\", \"special\": true}, " \
+  "{\"id\": 7, \"content\": \"<|custom|>\", \"special\": false}, " \
+  "{\"id\": 8, \"content\": \"my\\u2581word\", \"special\": false}]"
+
+typedef struct
+{
+  char  *root;
+  GFile *dir;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->root = g_dir_make_tmp ("ts-tokenizer-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->dir = g_file_new_for_path (fixture->root);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(GDir) dir = g_dir_open (fixture->root, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (fixture->root, name, NULL);
+
+      g_remove (path);
+    }
+  g_rmdir (fixture->root);
+  g_clear_object (&fixture->dir);
+  g_free (fixture->root);
+}
+
+static void
+write_file (Fixture    *fixture,
+            const char *name,
+            const char *contents)
+{
+  g_autofree char *path = g_build_filename (fixture->root, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+}
+
+static void
+write_tokenizer (Fixture    *fixture,
+                 const char *merges,
+                 const char *pre_tokenizer)
+{
+  g_autofree char *json = g_strdup_printf (
+    "{\"version\": \"1.0\", \"added_tokens\": " ADDED ", \"normalizer\": null, "
+    "\"pre_tokenizer\": %s, \"post_processor\": " POST_PROCESSOR ", "
+    "\"decoder\": {\"type\": \"ByteLevel\"}, "
+    "\"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"byte_fallback\": false, "
+    "\"vocab\": " VOCAB ", \"merges\": %s}}", pre_tokenizer, merges);
+
+  write_file (fixture, "tokenizer.json", json);
+}
+
+static void
+write_configs (Fixture    *fixture,
+               const char *tokenizer_config_extra)
+{
+  g_autofree char *tcfg = g_strdup_printf (
+    "{%s\"bos_token\": \"<|begin_of_text|>\", "
+    "\"eos_token\": {\"content\": \"<|eot_id|>\", \"__type\": \"AddedToken\"}, "
+    "\"chat_template\": \"{{ bos_token }}{{ messages }}\", \"model_max_length\": 131072}",
+    tokenizer_config_extra);
+
+  write_file (fixture, "tokenizer_config.json", tcfg);
+  write_file (fixture, "config.json",
+              "{\"vocab_size\": 10, \"bos_token_id\": 1, \"eos_token_id\": [6, 7], "
+              "\"pad_token_id\": 9, \"unk_token_id\": null}");
+}
+
+/* "key=value" lines; arrays as [a,b] */
+static char *
+dump (TsGgufMetadata *md)
+{
+  g_autoptr(GListModel) entries = ts_gguf_metadata_list_entries (md);
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (entries); i++)
+    {
+      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (entries, i);
+      TsValueType type = ts_metadata_entry_get_value_type (e);
+      gsize length = 0;
+      const char *text = ts_metadata_entry_get_string (e, &length);
+
+      g_string_append_printf (s, "%s=", ts_metadata_entry_get_key (e));
+      if (type == TS_VALUE_STRING)
+        g_string_append_len (s, text, length);
+      else if (type == TS_VALUE_BOOL)
+        g_string_append (s, ts_metadata_entry_get_boolean (e) ? "true" : "false");
+      else if (type != TS_VALUE_ARRAY)
+        g_string_append_printf (s, "%s:%" G_GINT64_FORMAT, ts_value_type_to_nick (type),
+                                ts_metadata_entry_get_int64 (e));
+      else
+        for (guint64 j = 0; j < ts_metadata_entry_get_array_length (e); j++)
+          {
+            g_autoptr(TsMetadataEntry) item = ts_metadata_entry_get_item (e, j);
+
+            if (ts_metadata_entry_get_array_type (e) == TS_VALUE_STRING)
+              {
+                text = ts_metadata_entry_get_string (item, &length);
+                g_string_append_printf (s, "%s%.*s", j ? "," : "[", (int) length, text);
+              }
+            else
+              g_string_append_printf (s, "%s%" G_GINT64_FORMAT, j ? "," : "[", ts_metadata_entry_get_int64 (item));
+            if (j + 1 == ts_metadata_entry_get_array_length (e))
+              g_string_append_c (s, ']');
+          }
+      g_string_append_c (s, '\n');
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static char *
+convert (Fixture     *fixture,
+         const char  *pre,
+         GError     **error)
+{
+  TsHfConfig config = { 0 };
+  g_autoptr(TsGgufMetadata) md = ts_gguf_metadata_new ();
+
+  config.vocab_size = 10;
+  if (!ts_hf_tokenizer_add_metadata (fixture->dir, &config, pre, md, error))
+    {
+      g_assert_cmpuint (ts_gguf_metadata_get_n_entries (md), ==, 0);
+      return NULL;
+    }
+  return dump (md);
+}
+
+static const char expected_tokens[] =
+  "tokenizer.ggml.model=gpt2\n"
+  "tokenizer.ggml.pre=llama-bpe\n"
+  /* added tokens keep their text, except that "▁" in a user-defined one
+   * becomes a space; id 9 is not defined anywhere */
+  "tokenizer.ggml.tokens=[a,b,\xc4\xa0,ab,\xc4\xa0" "a,<|begin_of_text|>,<|eot_id|>,<|custom|>,my word,[PAD9]]\n"
+  /* 1 normal; 3 control: special, or non-special but shaped <|...|>;
+   * 4 user-defined; 5 unused */
+  "tokenizer.ggml.token_type=[1,1,1,1,1,3,3,3,4,5]\n";
+
+/* what SpecialVocab adds after the merges: ids found through
+ * tokenizer_config.json first (bos, eos in type order), then config.json
+ * for types still missing (pad; its bos is ignored, its eos is a list);
+ * add_bos from the post-processor's leading special token, add_sep false
+ * from its pair template; the chat template verbatim */
+static const char expected_specials[] =
+  "tokenizer.ggml.bos_token_id=uint32:5\n"
+  "tokenizer.ggml.eos_token_id=uint32:6\n"
+  "tokenizer.ggml.padding_token_id=uint32:9\n"
+  "tokenizer.ggml.add_bos_token=true\n"
+  "tokenizer.ggml.add_sep_token=false\n"
+  "tokenizer.chat_template={{ bos_token }}{{ messages }}\n";
+
+static void
+test_string_merges (Fixture       *fixture,
+                    gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *md = NULL;
+  g_autofree char *expected = NULL;
+
+  write_tokenizer (fixture, "[\"a b\", \"\\u0120 a\"]", LLAMA3_PRE);
+  write_configs (fixture, "");
+  md = convert (fixture, NULL, &error);
+  g_assert_no_error (error);
+  expected = g_strconcat (expected_tokens, "tokenizer.ggml.merges=[a b,\xc4\xa0 a]\n", expected_specials, NULL);
+  g_assert_cmpstr (md, ==, expected);
+}
+
+static void
+test_pair_merges (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *md = NULL;
+  g_autofree char *expected = NULL;
+
+  /* transformers ≥ 4.45 pairs; a space inside a part is byte-level encoded */
+  write_tokenizer (fixture, "[[\"a\", \"b\"], [\"a b\", \"c d\"]]", LLAMA3_PRE);
+  /* add_prefix_space comes first of all; an explicit add_bos_token
+   * overrides the post-processor's value in place */
+  write_configs (fixture, "\"add_prefix_space\": false, \"add_bos_token\": false, ");
+  md = convert (fixture, NULL, &error);
+  g_assert_no_error (error);
+  expected = g_strconcat ("tokenizer.ggml.add_space_prefix=false\n", expected_tokens,
+                          "tokenizer.ggml.merges=[a b,a\xc4\xa0" "b c\xc4\xa0" "d]\n", NULL);
+  g_assert_true (g_str_has_prefix (md, expected));
+  g_assert_nonnull (strstr (md, "tokenizer.ggml.add_bos_token=false\ntokenizer.ggml.add_sep_token=false\n"));
+}
+
+static void
+test_unknown_pre_tokenizer (Fixture       *fixture,
+                            gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *md = NULL;
+  g_autofree char *overridden = NULL;
+
+  /* GPT-2's own pre-tokenizer: ByteLevel with its regex */
+  write_tokenizer (fixture, "[\"a b\"]",
+                   "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"use_regex\": true}");
+  write_configs (fixture, "");
+  md = convert (fixture, NULL, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_null (md);
+  g_assert_nonnull (strstr (error->message, "--tokenizer-pre"));
+  g_clear_error (&error);
+
+  overridden = convert (fixture, "gpt-2", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (overridden, "tokenizer.ggml.pre=gpt-2\n"));
+}
+
+/* hostile inputs: each a GError naming the file and the field */
+static void
+test_wrong_types (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  static const struct
+  {
+    const char *file;
+    const char *contents;
+    const char *words[2];
+  } cases[] = {
+    { "tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": \"0\"}}}",
+      { "tokenizer.json", "model.vocab" } },
+    { "tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {}}, \"added_tokens\": {}}",
+      { "tokenizer.json", "added_tokens" } },
+    { "tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [[1, 2]]}}",
+      { "tokenizer.json", "model.merges" } },
+    { "tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 10}}}",
+      { "tokenizer.json", "vocab_size" } },
+    { "tokenizer.json", "{\"model\": \"BPE\"}", { "tokenizer.json", "model" } },
+    { "tokenizer.json", "[1, 2]", { "tokenizer.json", "top level" } },
+    { "tokenizer.json", "{\"model\": ", { "tokenizer.json", "" } },
+    { "tokenizer_config.json", "{\"chat_template\": [{\"name\": 3, \"template\": \"x\"}]}",
+      { "tokenizer_config.json", "chat_template" } },
+    { "config.json", "{\"pad_token_id\": -1}", { "config.json", "pad_token_id" } },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *md = NULL;
+
+      g_test_message ("%s: %s", cases[i].file, cases[i].contents);
+      write_tokenizer (fixture, "[\"a b\"]", LLAMA3_PRE);
+      write_configs (fixture, "");
+      write_file (fixture, cases[i].file, cases[i].contents);
+      md = convert (fixture, "llama-bpe", &error);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+      g_assert_nonnull (strstr (error->message, cases[i].words[0]));
+      g_assert_nonnull (strstr (error->message, cases[i].words[1]));
+    }
+}
+
+static void
+test_template_list (Fixture       *fixture,
+                    gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *md = NULL;
+
+  write_tokenizer (fixture, "[\"a b\"]", LLAMA3_PRE);
+  write_file (fixture, "config.json", "{\"vocab_size\": 10}");
+  /* named templates get their own keys and a list; names are sanitised;
+   * "default" is tokenizer.chat_template */
+  write_file (fixture, "tokenizer_config.json",
+              "{\"eos_token\": \"<|eot_id|>\", \"chat_template\": ["
+              "{\"name\": \"tool use\", \"template\": \"T\"}, "
+              "{\"name\": \"default\", \"template\": \"D\"}, "
+              "{\"name\": \"rag\", \"template\": \"R\"}]}");
+  md = convert (fixture, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", md);
+  /* no bos_token in tokenizer_config.json: the template's leading token is
+   * not "the" BOS, so add_bos_token is false */
+  g_assert_true (g_str_has_suffix (md,
+                                   "tokenizer.ggml.eos_token_id=uint32:6\n"
+                                   "tokenizer.ggml.add_bos_token=false\n"
+                                   "tokenizer.ggml.add_sep_token=false\n"
+                                   "tokenizer.chat_template.tool_use=T\n"
+                                   "tokenizer.chat_template.rag=R\n"
+                                   "tokenizer.chat_templates=[tool_use,rag]\n"
+                                   "tokenizer.chat_template=D\n"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/tokenizer/string-merges", Fixture, NULL, fixture_set_up, test_string_merges,
+              fixture_tear_down);
+  g_test_add ("/tokenizer/pair-merges", Fixture, NULL, fixture_set_up, test_pair_merges, fixture_tear_down);
+  g_test_add ("/tokenizer/unknown-pre-tokenizer", Fixture, NULL, fixture_set_up,
+              test_unknown_pre_tokenizer, fixture_tear_down);
+  g_test_add ("/tokenizer/wrong-types", Fixture, NULL, fixture_set_up, test_wrong_types, fixture_tear_down);
+  g_test_add ("/tokenizer/template-list", Fixture, NULL, fixture_set_up, test_template_list,
+              fixture_tear_down);
+  return g_test_run ();
+}
