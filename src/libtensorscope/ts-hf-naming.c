@@ -1007,7 +1007,7 @@ struct _TsHfNaming
 {
   char      *values[TS_HF_NAMING_N_FIELDS];
   char      *origins[TS_HF_NAMING_N_FIELDS];
-  GPtrArray *base_models;   /* GStrv of G_N_ELEMENTS (ref_fields) values, or NULL */
+  GPtrArray *base_models;   /* char *[G_N_ELEMENTS (ref_fields)], NULL = unset */
   GPtrArray *datasets;
   GPtrArray *tags;          /* char * */
   GPtrArray *languages;
@@ -1085,6 +1085,15 @@ use_card_array (GPtrArray  **array,
       if (item->kind == CARD_SCALAR)
         g_ptr_array_add (*array, g_strdup (item->scalar));
     }
+}
+
+/* an entry may have holes: free every slot, not up to the first NULL */
+static void
+ref_free (char **ref)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (ref_fields); i++)
+    g_free (ref[i]);
+  g_free (ref);
 }
 
 static void
@@ -1177,7 +1186,7 @@ refs_from_card (GHashTable  *card,
     v = g_hash_table_lookup (card, keys[i]);
   if (v == NULL)
     return NULL;
-  refs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  refs = g_ptr_array_new_with_free_func ((GDestroyNotify) ref_free);
   if (v->kind == CARD_SCALAR)
     g_ptr_array_add (refs, ref_new_from_card (v, total_params));
   for (guint i = 0; v->kind == CARD_LIST && i < v->items->len; i++)
