@@ -1390,10 +1390,17 @@ read_special_vocab (Tok     *t,
       specials_set (&sp.cls, member (t->tcfg, "cls_token"));
       specials_set (&sp.eos, member (t->tcfg, "eos_token"));
       specials_set (&sp.sep, member (t->tcfg, "sep_token"));
+      /* a cls/sep token stands in for a missing bos/eos */
       if (!node_truthy (sp.bos) && node_truthy (sp.cls) && tcfg_truthy (t))
-        tcfg_set (t, "bos_token", sp.cls), specials_set (&sp.bos, sp.cls);
+        {
+          tcfg_set (t, "bos_token", sp.cls);
+          specials_set (&sp.bos, sp.cls);
+        }
       if (!node_truthy (sp.eos) && node_truthy (sp.sep) && tcfg_truthy (t))
-        tcfg_set (t, "eos_token", sp.sep), specials_set (&sp.eos, sp.sep);
+        {
+          tcfg_set (t, "eos_token", sp.sep);
+          specials_set (&sp.eos, sp.sep);
+        }
       if (!read_post_processor (t, &sp, error))
         return FALSE;
     }
@@ -1539,6 +1546,31 @@ choose_pre (Tok         *t,
   return FALSE;
 }
 
+/* LlamaModel.set_vocab()'s add_space_prefix, then _set_vocab_gpt2() */
+static void
+write_vocab (Tok            *t,
+             const char     *pre,
+             const char     *pre_origin,
+             GPtrArray      *tokens,
+             GArray         *types,
+             TsGgufMetadata *md)
+{
+  JsonNode *prefix = member (t->tcfg, "add_prefix_space");
+
+  if (!node_is_null (prefix))
+    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_space_prefix", node_truthy (prefix),
+                               "tokenizer_config.json: add_prefix_space");
+  ts_gguf_metadata_add_string (md, "tokenizer.ggml.model", "gpt2", "converter: byte-level BPE");
+  ts_gguf_metadata_add_string (md, "tokenizer.ggml.pre", pre, pre_origin);
+  ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.tokens", (const char **) tokens->pdata, NULL,
+                                     tokens->len, "tokenizer.json: model.vocab, added_tokens");
+  ts_gguf_metadata_add_int32_array (md, "tokenizer.ggml.token_type", (const gint32 *) types->data,
+                                    types->len, "tokenizer.json: added_tokens (special)");
+  if (t->merges->len > 0)
+    ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.merges", (const char **) t->merges->pdata,
+                                       NULL, t->merges->len, t->merges_origin);
+}
+
 /**
  * ts_hf_tokenizer_add_metadata:
  * @dir: the checkpoint folder
@@ -1565,7 +1597,6 @@ ts_hf_tokenizer_add_metadata (GFile            *dir,
   g_autoptr(GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) types = g_array_new (FALSE, FALSE, sizeof (gint32));
   const char *pre = NULL, *pre_origin = NULL;
-  JsonNode *prefix;
 
   g_return_val_if_fail (G_IS_FILE (dir), FALSE);
   g_return_val_if_fail (config != NULL, FALSE);
@@ -1580,19 +1611,7 @@ ts_hf_tokenizer_add_metadata (GFile            *dir,
       !load_merges (&t, error) || !read_special_vocab (&t, error))
     return FALSE;
 
-  prefix = member (t.tcfg, "add_prefix_space");
-  if (!node_is_null (prefix))
-    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_space_prefix", node_truthy (prefix),
-                               "tokenizer_config.json: add_prefix_space");
-  ts_gguf_metadata_add_string (md, "tokenizer.ggml.model", "gpt2", "converter: byte-level BPE");
-  ts_gguf_metadata_add_string (md, "tokenizer.ggml.pre", pre, pre_origin);
-  ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.tokens", (const char **) tokens->pdata, NULL,
-                                     tokens->len, "tokenizer.json: model.vocab, added_tokens");
-  ts_gguf_metadata_add_int32_array (md, "tokenizer.ggml.token_type", (const gint32 *) types->data,
-                                    types->len, "tokenizer.json: added_tokens (special)");
-  if (t.merges->len > 0)
-    ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.merges", (const char **) t.merges->pdata,
-                                       NULL, t.merges->len, t.merges_origin);
+  write_vocab (&t, pre, pre_origin, tokens, types, md);
   write_special_tokens (&t, md);
   write_chat_template (&t, md);
   if (t.granite_add_bos)
