@@ -264,6 +264,20 @@ def clean_cases(r, ck, ggufs):
     return other
 
 
+def edge_value_cases(r):
+    """NaNs (signalling too), infinities, subnormals, signed zeros, rounding ties
+    and F16 overflow, in BF16 and F32 sources, through all four output types."""
+    for dtype in ("bf16", "f32"):
+        ck = r.work / f"edge-{dtype}"
+        subprocess.run([PY, str(GEN), str(ck), "--edge-values", "--dtype", dtype], check=True)
+        for t in OUTTYPES:
+            out = r.work / f"edge-{dtype}-{t}.gguf"
+            subprocess.run([PY, str(REF), str(ck), str(out), "--outtype", t], check=True)
+            code, rep, err = r.audit(ck, out)
+            r.check(f"edge values {dtype} -> {t}: exit 0", code == 0 and rep and rep["passed"],
+                    err or rep)
+
+
 def our_converter_cases(r, ck):
     help_run = subprocess.run([r.cli, "convert", "--help"], capture_output=True, text=True)
     if help_run.returncode != 0:
@@ -471,6 +485,7 @@ def main(argv):
         shutil.rmtree(r.work)
     ck, ck1, ck32, ggufs, ref32 = make_fixtures(r)
     rewritten = clean_cases(r, ck, ggufs)
+    edge_value_cases(r)
     our_converter_cases(r, ck)
     bit_flip_cases(r, ck, ggufs)
     permutation_cases(r, ck, ggufs)

@@ -498,7 +498,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add ("/audit/safetensors/resharded", Fixture, NULL, fixture_setup, test_resharded, fixture_teardown);
   g_test_add ("/audit/safetensors/other-seed", Fixture, NULL, fixture_setup, test_other_seed, fixture_teardown);

@@ -782,10 +782,11 @@ diagnose (AuditRun     *run,
           TsAuditPair  *pair)
 {
   TsTensor *source = _ts_compare_job_get_source (job);
+  g_autofree char *n_mismatch = _ts_audit_format_count (pair->n_mismatch);
+  g_autofree char *n_values = _ts_audit_format_count (pair->n_values);
 
-  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                             " values differ from the source as the %s type promises",
-                             pair->n_mismatch, pair->n_values, pair->target_dtype);
+  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "%s of %s values differ from the source as "
+                             "the %s type promises", n_mismatch, n_values, pair->target_dtype);
   if (diagnose_permutation (job, pair))
     return;
   if (ts_tensor_get_dtype (source) != TS_DTYPE_BF16 &&
@@ -908,11 +909,15 @@ add_lossy_check (AuditRun *run)
       max_rel = MAX (max_rel, pair->max_rel_error);
     }
   if (n_lossy > 0)
-    _ts_audit_report_add_check (run->report, "lossy-rounding", TS_AUDIT_PASS,
-                                "%u tensor(s) in a type that rounds: %" G_GUINT64_FORMAT " of %"
-                                G_GUINT64_FORMAT " values changed, max abs error %.3g, max rel "
-                                "error %.3g (the rounding itself is checked exactly)",
-                                n_lossy, n_changed, n_values, max_abs, max_rel);
+    {
+      g_autofree char *changed = _ts_audit_format_count (n_changed);
+      g_autofree char *values = _ts_audit_format_count (n_values);
+
+      _ts_audit_report_add_check (run->report, "lossy-rounding", TS_AUDIT_PASS,
+                                  "%u tensor(s) in a type that rounds: %s of %s values changed, "
+                                  "max abs error %.3g, max rel error %.3g (the rounding itself is "
+                                  "checked exactly)", n_lossy, changed, values, max_abs, max_rel);
+    }
 }
 
 static void

@@ -268,8 +268,11 @@ save_screenshot (GtkWidget  *widget,
   GskRenderer *renderer;
   int width, height;
 
-  /* let transitions finish and the frame clock paint */
+  /* let transitions finish and the frame clock paint; a slow (sanitizer)
+   * build can take several seconds to map and allocate a new window */
   run_for (400);
+  for (guint i = 0; i < 100 && gtk_widget_get_width (widget) == 0; i++)
+    run_for (100);
 
   if (dir == NULL)
     dir = g_get_tmp_dir ();

@@ -1,0 +1,108 @@
+#!/bin/bash
+# bench-convert.sh: convert a >= 2 GB BF16 checkpoint with a warm page cache,
+# and in the same run `cp` its shards on the same filesystem as the baseline.
+#
+# Usage: bench/bench-convert.sh [TENSORSCOPE_CLI] [WORKDIR]
+#   TENSORSCOPE_CLI defaults to _build/release/src/tensorscope-cli/tensorscope-cli
+#   (then _build/src/...); WORKDIR (default: a fresh mktemp -d under /tmp)
+#   holds ~7 GB while it runs (checkpoint, its copy, the two GGUFs) and is
+#   deleted at the end unless given (the big files are deleted either way).
+#
+# Prints wall time, throughput (MB/s of source shard bytes) and peak RSS
+# (/usr/bin/time) of cp, `convert --outtype bf16` and `convert --outtype q8_0`,
+# and the ratios to cp.  Targets: bf16 <= 1.25x cp, q8_0 <= 3x cp,
+# RSS <= 256 MB.  Prints figures only; it asserts nothing.
+
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+CLI=${1:-}
+if [ -z "$CLI" ]; then
+  for c in "$HERE/../_build/release/src/tensorscope-cli/tensorscope-cli" \
+           "$HERE/../_build/src/tensorscope-cli/tensorscope-cli"; do
+    if [ -x "$c" ]; then CLI=$c; break; fi
+  done
+fi
+[ -x "$CLI" ] || { echo "tensorscope-cli not found; pass its path" >&2; exit 2; }
+PY=/usr/bin/python3
+
+if [ -n "${2:-}" ]; then
+  WORK=$2; mkdir -p "$WORK"
+  CLEAN_WORK=0
+else
+  WORK=$(mktemp -d /tmp/tensorscope-bench-convert.XXXXXX)
+  CLEAN_WORK=1
+fi
+CK=$WORK/checkpoint
+CP=$WORK/cp-copy
+BF16=$WORK/model-bf16.gguf
+Q8=$WORK/model-q8_0.gguf
+cleanup () {
+  rm -rf "$CK" "$CP" "$BF16" "$Q8" "$WORK"/time-*.txt
+  if [ "$CLEAN_WORK" = 1 ]; then rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+# 16 layers of hidden 2048, 16/4 heads, FFN 8192, vocab 32768, tied
+# embeddings: 1.04 G params, 2.08 GB of BF16 in 3 shards
+DIMS=(--layers 16 --hidden 2048 --heads 16 --kv-heads 4 --intermediate 8192 --vocab 32768 --shards 3)
+
+echo "tensorscope-cli: $CLI"
+echo "workdir:         $WORK"
+echo "writing the checkpoint (tensorscope-cli sample ${DIMS[*]})"
+rm -rf "$CK"
+"$CLI" sample "$CK" "${DIMS[@]}" > /dev/null
+ck_bytes=$(du -cb "$CK"/*.safetensors | tail -1 | cut -f1)
+echo "checkpoint: $ck_bytes bytes in $(ls "$CK"/*.safetensors | wc -l) shards"
+echo
+
+warm () { cat "$CK"/*.safetensors > /dev/null; }
+
+# timed NAME CMD...: warm the cache, run CMD under /usr/bin/time; the wall
+# time (perf_counter, ms resolution) and status go to $WORK/time-NAME.txt
+# beside /usr/bin/time's "%e %M".
+timed () {
+  local name=$1; shift
+  warm
+  sync
+  "$PY" - "$WORK/time-$name.txt" "$@" <<'EOF'
+import subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t0 = time.perf_counter()
+rc = subprocess.call(["/usr/bin/time", "-f", "%e %M", "-o", out + ".rss"] + cmd,
+                     stdout=subprocess.DEVNULL)
+wall = time.perf_counter() - t0
+rss_kb = open(out + ".rss").read().split()[-1]
+open(out, "w").write(f"{wall:.3f} {rss_kb} {rc}\n")
+EOF
+  rm -f "$WORK/time-$name.txt.rss"
+}
+
+mkdir -p "$CP"
+timed cp cp "$CK"/*.safetensors "$CP"/
+rm -rf "$CP"
+timed bf16 "$CLI" convert "$CK" -o "$BF16" --outtype bf16 --force
+bf16_bytes=$(stat -c %s "$BF16" 2>/dev/null || echo 0)
+rm -f "$BF16"
+timed q8_0 "$CLI" convert "$CK" -o "$Q8" --outtype q8_0 --force
+q8_bytes=$(stat -c %s "$Q8" 2>/dev/null || echo 0)
+rm -f "$Q8"
+
+"$PY" - "$ck_bytes" "$bf16_bytes" "$q8_bytes" "$WORK" <<'EOF'
+import sys
+ck, bf16_out, q8_out, work = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def load(name):
+    wall, kb, rc = open(f"{work}/time-{name}.txt").read().split()
+    return float(wall), int(kb) / 1024, rc
+cp, bf, q8 = load("cp"), load("bf16"), load("q8_0")
+rows = [("cp shards", cp, ck, None, None),
+        ("convert bf16", bf, bf16_out, 1.25, 256),
+        ("convert q8_0", q8, q8_out, 3.0, 256)]
+print(f"{'':14} {'wall s':>8} {'MB/s':>8} {'peak RSS':>11} {'x cp':>6} {'target':>8} {'exit':>5}  output bytes")
+for name, (wall, mb, rc), out, target, _ in rows:
+    ratio = wall / cp[0]
+    tgt = f"<= {target:g}x" if target else ""
+    print(f"{name:14} {wall:8.3f} {ck / wall / 1e6:8.0f} {mb:8.1f} MB {ratio:6.2f} {tgt:>8} {rc:>5}  {out:,}")
+print(f"RSS target <= 256 MB: bf16 {bf[1]:.1f} MB, q8_0 {q8[1]:.1f} MB")
+print(f"(MB/s = source shard bytes {ck:,} / wall time)")
+EOF
