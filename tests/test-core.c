@@ -90,6 +90,54 @@ test_q8_0 (void)
   g_assert_cmpint ((gint8) q[4], ==, -1);
 }
 
+/* gguf-py's formula, written out again from SPEC §7 */
+static void
+reference_q8_0_block (const float *x,
+                      guint8      *o)
+{
+  float amax = 0.0f, d, id;
+  guint16 dh;
+
+  for (guint i = 0; i < 32; i++)
+    amax = fabsf (x[i]) > amax ? fabsf (x[i]) : amax;
+  d = amax / 127.0f;
+  id = d == 0.0f ? 0.0f : 1.0f / d;
+  dh = ts_f32_to_f16 (d);
+  o[0] = dh & 0xff;
+  o[1] = dh >> 8;
+  for (guint i = 0; i < 32; i++)
+    {
+      float v = x[i] * id, a = fabsf (v), fl = floorf (a);
+      float b = fl + floorf (2.0f * (a - fl));
+
+      o[2 + i] = (guint8) (gint8) (v < 0 ? -b : b);
+    }
+}
+
+static void
+test_q8_0_random (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+
+  for (guint n = 0; n < 200000; n++)
+    {
+      float x[32];
+      guint8 got[34], want[34];
+      float scale = ldexpf (1.0f, g_rand_int_range (rand, -140, 100));
+
+      for (guint i = 0; i < 32; i++)
+        {
+          x[i] = (float) g_rand_double_range (rand, -1.0, 1.0) * scale;
+          /* exact ties after scaling: k + 0.5 steps of d */
+          if (n % 3 == 0)
+            x[i] = (float) (g_rand_int_range (rand, -254, 255)) * 0.5f;
+        }
+      ts_quantize_q8_0_row (x, got, 32);
+      reference_q8_0_block (x, want);
+      g_assert_cmpmem (got, 34, want, 34);
+    }
+}
+
 /* SPEC §7's worked example: dim 32, base 500000, factor 32, 1, 4, 8192 */
 static void
 test_rope_freqs (void)
@@ -156,6 +204,7 @@ main (int    argc,
   g_test_add_func ("/core/f16", test_f16);
   g_test_add_func ("/core/bf16", test_bf16);
   g_test_add_func ("/core/q8_0", test_q8_0);
+  g_test_add_func ("/core/q8_0-random", test_q8_0_random);
   g_test_add_func ("/core/rope-freqs", test_rope_freqs);
   g_test_add_func ("/core/permutation", test_permutation);
   g_test_add_func ("/core/dtype-table", test_dtype_table);

@@ -237,6 +237,71 @@ roundf_away (float n)
   return 0.0f;
 }
 
+/* One Q8_0 block the way gguf-py computes it, for any input. */
+static void
+quantize_block_exact (const float *blk,
+                      guint8      *o)
+{
+  float amax = 0.0f;
+  float d, id;
+  guint16 dh;
+
+  for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
+    {
+      float a = fabsf (blk[i]);
+
+      if (isnan (a) || isnan (amax))
+        amax = NAN;
+      else if (a > amax)
+        amax = a;
+    }
+  d = amax / 127.0f;
+  id = (d == 0.0f) ? 0.0f : 1.0f / d;
+  dh = ts_f32_to_f16 (d);
+  o[0] = dh & 0xff;
+  o[1] = dh >> 8;
+  for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
+    o[2 + i] = (guint8) to_int8_like_numpy (roundf_away (blk[i] * id));
+}
+
+/* The common case, all values finite: |x * id| <= 127.5 so truncation to
+ * int is exact and rounding half away from zero needs no libm call. Gives
+ * the same bytes as quantize_block_exact(). */
+static gboolean
+quantize_block_finite (const float *blk,
+                       guint8      *o)
+{
+  float amax = 0.0f;
+  float d, id;
+  guint16 dh;
+
+  for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
+    {
+      float a = fabsf (blk[i]);
+
+      if (!(a <= G_MAXFLOAT))
+        return FALSE;  /* NaN or infinity */
+      amax = MAX (amax, a);
+    }
+  d = amax / 127.0f;
+  id = (d == 0.0f) ? 0.0f : 1.0f / d;
+  if (!(id <= G_MAXFLOAT))
+    return FALSE;
+  dh = ts_f32_to_f16 (d);
+  o[0] = dh & 0xff;
+  o[1] = dh >> 8;
+  for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
+    {
+      float v = blk[i] * id;
+      gint32 t = (gint32) v;
+      float frac = v - (float) t;
+
+      t += (frac >= 0.5f) - (frac <= -0.5f);
+      o[2 + i] = (guint8) (gint8) t;
+    }
+  return TRUE;
+}
+
 /* llama.cpp's converter's Q8_0 (gguf-py quants.py), bit for bit. */
 void
 ts_quantize_q8_0_row (const float *x,
@@ -246,30 +311,8 @@ ts_quantize_q8_0_row (const float *x,
   g_assert (n % TS_Q8_0_BLOCK == 0);
 
   for (gsize b = 0; b < n / TS_Q8_0_BLOCK; b++)
-    {
-      const float *blk = x + b * TS_Q8_0_BLOCK;
-      guint8 *o = out + b * TS_Q8_0_BYTES;
-      float amax = 0.0f;
-      float d, id;
-      guint16 dh;
-
-      for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
-        {
-          float a = fabsf (blk[i]);
-
-          if (isnan (a) || isnan (amax))
-            amax = NAN;
-          else if (a > amax)
-            amax = a;
-        }
-      d = amax / 127.0f;
-      id = (d == 0.0f) ? 0.0f : 1.0f / d;
-      dh = ts_f32_to_f16 (d);
-      o[0] = dh & 0xff;
-      o[1] = dh >> 8;
-      for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
-        o[2 + i] = (guint8) to_int8_like_numpy (roundf_away (blk[i] * id));
-    }
+    if (!quantize_block_finite (x + b * TS_Q8_0_BLOCK, out + b * TS_Q8_0_BYTES))
+      quantize_block_exact (x + b * TS_Q8_0_BLOCK, out + b * TS_Q8_0_BYTES);
 }
 
 void
