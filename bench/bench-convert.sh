@@ -85,6 +85,11 @@ for i in 1 2 3; do
   timed cp$i cp "$CK"/*.safetensors "$CP"/
   rm -rf "$CP"
 done
+# convert fsyncs its output before renaming it into place; cp does not, so
+# cp followed by sync is printed too, as the like-for-like baseline
+mkdir -p "$CP"
+timed cpsync sh -c 'cp "$1"/*.safetensors "$2"/ && sync' sh "$CK" "$CP"
+rm -rf "$CP"
 timed bf16 "$CLI" convert "$CK" -o "$BF16" --outtype bf16 --force
 bf16_bytes=$(stat -c %s "$BF16" 2>/dev/null || echo 0)
 rm -f "$BF16"
@@ -100,6 +105,7 @@ def load(name):
     return float(wall), int(kb) / 1024, rc
 cps = sorted((load(f"cp{i}") for i in (1, 2, 3)), key=lambda r: r[0])
 cp, bf, q8 = cps[1], load("bf16"), load("q8_0")
+cpsync = load("cpsync")
 rows = [("cp (median/3)", cp, ck, None, None),
         ("convert bf16", bf, bf16_out, 1.25, 256),
         ("convert q8_0", q8, q8_out, 3.0, 256)]
@@ -109,6 +115,7 @@ for name, (wall, mb, rc), out, target, _ in rows:
     tgt = f"<= {target:g}x" if target else ""
     print(f"{name:14} {wall:8.3f} {ck / wall / 1e6:8.0f} {mb:8.1f} MB {ratio:6.2f} {tgt:>8} {rc:>5}  {out:,}")
 print("cp runs (s):   " + ", ".join(f"{r[0]:.3f}" for r in cps))
+print(f"cp + sync:     {cpsync[0]:.3f} s; convert / (cp + sync): bf16 {bf[0] / cpsync[0]:.2f}x, q8_0 {q8[0] / cpsync[0]:.2f}x")
 print(f"RSS target <= 256 MB: bf16 {bf[1]:.1f} MB, q8_0 {q8[1]:.1f} MB")
 print(f"(MB/s = source shard bytes {ck:,} / wall time)")
 EOF
