@@ -97,6 +97,16 @@ ts_gguf_metadata_add_string (TsGgufMetadata *self,
 }
 
 void
+ts_gguf_metadata_add_string_nonempty (TsGgufMetadata *self,
+                                      const char     *key,
+                                      const char     *value,
+                                      const char     *origin)
+{
+  if (value != NULL && value[0] != '\0')
+    ts_gguf_metadata_add_string (self, key, value, origin);
+}
+
+void
 ts_gguf_metadata_add_uint32 (TsGgufMetadata *self,
                              const char     *key,
                              guint32         value,

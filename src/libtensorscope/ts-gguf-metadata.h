@@ -23,6 +23,11 @@ void            ts_gguf_metadata_add_string       (TsGgufMetadata *self,
                                                    const char     *key,
                                                    const char     *value,
                                                    const char     *origin);
+/* gguf-py's add_string() writes nothing for a missing or empty string */
+void            ts_gguf_metadata_add_string_nonempty (TsGgufMetadata *self,
+                                                   const char     *key,
+                                                   const char     *value,
+                                                   const char     *origin);
 void            ts_gguf_metadata_add_uint32       (TsGgufMetadata *self,
                                                    const char     *key,
                                                    guint32         value,

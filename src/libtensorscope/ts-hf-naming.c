@@ -1324,17 +1324,6 @@ ts_hf_naming_get_origin (TsHfNaming      *self,
   return self->origins[field];
 }
 
-/* gguf-py's add_string() writes nothing for an empty string */
-static void
-add_nonempty_string (TsGgufMetadata *md,
-                     const char     *key,
-                     const char     *value,
-                     const char     *origin)
-{
-  if (value != NULL && value[0] != '\0')
-    ts_gguf_metadata_add_string (md, key, value, origin);
-}
-
 static void
 write_refs (GPtrArray      *refs,
             const char     *prefix,
@@ -1353,7 +1342,7 @@ write_refs (GPtrArray      *refs,
         {
           g_autofree char *key = g_strdup_printf ("general.%s.%u.%s", prefix, i, ref_fields[j]);
 
-          add_nonempty_string (md, key, ref[j], "README.md");
+          ts_gguf_metadata_add_string_nonempty (md, key, ref[j], "README.md");
         }
     }
 }
@@ -1378,6 +1367,23 @@ write_string_list (GPtrArray      *list,
  * Metadata.set_gguf_meta_model(), only those with a value.
  */
 void
+ts_hf_naming_override (TsHfNaming      *self,
+                       TsHfNamingField  field,
+                       const char      *value,
+                       const char      *origin)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (field < TS_HF_NAMING_N_FIELDS);
+
+  g_clear_pointer (&self->values[field], g_free);
+  g_clear_pointer (&self->origins[field], g_free);
+  if (value == NULL || *value == '\0')
+    return;
+  self->values[field] = g_strdup (value);
+  self->origins[field] = g_strdup (origin);
+}
+
+void
 ts_hf_naming_write (TsHfNaming     *self,
                     TsGgufMetadata *md)
 {
@@ -1385,7 +1391,7 @@ ts_hf_naming_write (TsHfNaming     *self,
   g_return_if_fail (md != NULL);
 
   for (guint i = 0; i < TS_HF_NAMING_N_FIELDS; i++)
-    add_nonempty_string (md, field_keys[i], self->values[i], self->origins[i]);
+    ts_gguf_metadata_add_string_nonempty (md, field_keys[i], self->values[i], self->origins[i]);
   write_refs (self->base_models, "base_model", md);
   write_refs (self->datasets, "dataset", md);
   write_string_list (self->tags, "general.tags", "README.md: tags, pipeline_tag", md);

@@ -1471,16 +1471,6 @@ write_special_tokens (Tok            *t,
 }
 
 static void
-add_nonempty_string (TsGgufMetadata *md,
-                     const char     *key,
-                     const char     *value,
-                     const char     *origin)
-{
-  if (value != NULL && value[0] != '\0')
-    ts_gguf_metadata_add_string (md, key, value, origin);
-}
-
-static void
 write_chat_template (Tok            *t,
                      TsGgufMetadata *md)
 {
@@ -1490,7 +1480,7 @@ write_chat_template (Tok            *t,
     return;
   if (node_is_string (t->chat_template))
     {
-      add_nonempty_string (md, "tokenizer.chat_template", json_node_get_string (t->chat_template),
+      ts_gguf_metadata_add_string_nonempty (md, "tokenizer.chat_template", json_node_get_string (t->chat_template),
                            t->chat_template_origin);
       return;
     }
@@ -1499,7 +1489,7 @@ write_chat_template (Tok            *t,
       NamedTemplate *n = &g_array_index (named, NamedTemplate, i);
       g_autofree char *key = g_strdup_printf ("tokenizer.chat_template.%s", n->name);
 
-      add_nonempty_string (md, key, n->text, t->chat_template_origin);
+      ts_gguf_metadata_add_string_nonempty (md, key, n->text, t->chat_template_origin);
     }
   if (named->len > 0)
     {
@@ -1510,7 +1500,7 @@ write_chat_template (Tok            *t,
       ts_gguf_metadata_add_string_array (md, "tokenizer.chat_templates", names, NULL, named->len,
                                          t->chat_template_origin);
     }
-  add_nonempty_string (md, "tokenizer.chat_template", t->default_template, t->chat_template_origin);
+  ts_gguf_metadata_add_string_nonempty (md, "tokenizer.chat_template", t->default_template, t->chat_template_origin);
 }
 
 /* ------------------------------------------------------------ entry point */
