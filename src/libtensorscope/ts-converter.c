@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ts-converter.h"
@@ -455,8 +454,10 @@ process_chunk (Run          *run,
   return ts_gguf_writer_pwrite (run->writer, buf->out, n_rows * out_row, out_offset, error);
 }
 
-/* Unchanged, unpermuted bytes: scan the mapped source for BF16 signalling
- * NaNs, then let the kernel copy; otherwise convert through buffers. */
+/* Unchanged, unpermuted bytes: read them once to look for BF16 signalling
+ * NaNs, then let the kernel copy; otherwise convert through buffers. The
+ * source is read with pread(), never through the mapping, so a shard
+ * truncated under our feet is a read error rather than a SIGBUS. */
 static gboolean
 copy_or_process_chunk (Run          *run,
                        Buffers      *buf,
@@ -468,31 +469,20 @@ copy_or_process_chunk (Run          *run,
   TsDType in_type = ts_tensor_get_dtype (src);
   gsize row = ts_dtype_get_info (in_type)->type_size * job->cols;
   guint64 len = (chunk->row_end - chunk->row_start) * row;
-  const guint8 *mapped = ts_tensor_get_data (src);
+  guint64 src_offset = job->src_offset + chunk->row_start * row;
   gboolean fallback = FALSE;
 
-  if (ts_plan_tensor_get_transform (job->pt) != TS_TRANSFORM_COPY || job->rows_per_head > 0 ||
-      mapped == NULL)
+  if (ts_plan_tensor_get_transform (job->pt) != TS_TRANSFORM_COPY || job->rows_per_head > 0)
     return process_chunk (run, buf, chunk, error);
-  mapped += chunk->row_start * row;
   if (in_type == TS_DTYPE_BF16)
     {
-      guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
-      guintptr start = (guintptr) mapped & ~(page - 1);
-      gboolean snan;
-
-#ifdef MADV_POPULATE_READ
-      /* map the chunk's cached pages in one call instead of one fault each */
-      madvise ((void *) start, (guintptr) mapped + len - start, MADV_POPULATE_READ);
-#endif
-      snan = bf16_has_signalling_nan (mapped, len / 2);
-
-      /* keep the resident set small: the pages stay in the page cache */
-      madvise ((void *) start, (guintptr) mapped + len - start, MADV_DONTNEED);
-      if (snan)
+      ensure_buffers (buf, len, 0, 0);
+      if (!read_exact (job->src_fd, buf->in, len, src_offset, job->pt, error))
+        return FALSE;
+      if (bf16_has_signalling_nan (buf->in, len / 2))
         return process_chunk (run, buf, chunk, error);
     }
-  if (copy_range (run, job->src_fd, job->src_offset + chunk->row_start * row,
+  if (copy_range (run, job->src_fd, src_offset,
                   job->out_offset + chunk->row_start * row, len, &fallback, error))
     return TRUE;
   return fallback ? process_chunk (run, buf, chunk, error) : FALSE;
