@@ -266,6 +266,20 @@ ts_gguf_writer_pwrite (TsGgufWriter  *self,
   return TRUE;
 }
 
+/* makes the new directory entry itself durable */
+static void
+sync_parent_directory (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  int fd = g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+  if (fd >= 0)
+    {
+      fsync (fd);
+      g_close (fd, NULL);
+    }
+}
+
 gboolean
 ts_gguf_writer_commit (TsGgufWriter  *self,
                        GError       **error)
@@ -294,6 +308,7 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
     }
   if (!self->overwrite)
     g_unlink (self->temp_path);
+  sync_parent_directory (target_path);
   g_close (self->fd, NULL);
   self->fd = -1;
   g_clear_pointer (&self->temp_path, g_free);
