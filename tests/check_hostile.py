@@ -170,6 +170,9 @@ def main():
         cases = json.load(f)["cases"]
     if os.environ.get("TS_SANITIZER"):
         print("# TS_SANITIZER is set: peak RSS not checked")
+    # a g_return_if_fail() hit (ours or json-glib's) is a crash, not a warning
+    os.environ["G_DEBUG"] = ",".join(
+        filter(None, [os.environ.get("G_DEBUG"), "fatal-criticals"]))
     passed = failed = 0
     max_rss = 0
     for rel, case in cases.items():

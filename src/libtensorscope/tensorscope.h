@@ -14,6 +14,7 @@
 #include "ts-layout.h"
 #include "ts-metadata-entry.h"
 #include "ts-model-file.h"
+#include "ts-model-loader.h"
 #include "ts-region.h"
 #include "ts-report.h"
 #include "ts-safetensors-file.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ts-arch.h"
+#include "ts-json-private.h"
 
 typedef struct
 {
@@ -63,6 +64,10 @@ static const char * const llama_dropped[] = {
 static const TsArch architectures[] = {
   { "llama", llama_hf_architectures, llama_global_rules, llama_layer_rules, llama_dropped },
 };
+
+/* far above any released model (256k tokens, heads of 256) */
+#define TS_HF_MAX_VOCAB_SIZE (1u << 24)
+#define TS_HF_MAX_HEAD_DIM   (1u << 16)
 
 static gboolean
 read_uint (JsonObject *obj,
@@ -206,6 +211,17 @@ parse_config (TsHfConfig  *config,
   config->eos_is_int = read_single_int (root, "eos_token_id", &config->eos_token_id);
   read_rope_scaling (config, root);
 
+  /* Conversion and the audit allocate one token per vocabulary id and
+   * head_dim / 2 rope factors: claims beyond any real model are refused
+   * before anything is built from them. */
+  if (config->vocab_size > TS_HF_MAX_VOCAB_SIZE || config->head_dim > TS_HF_MAX_HEAD_DIM)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "config.json: vocab_size %u or head size %u is out of range "
+                   "(at most %u and %u)", config->vocab_size, config->head_dim,
+                   TS_HF_MAX_VOCAB_SIZE, TS_HF_MAX_HEAD_DIM);
+      return FALSE;
+    }
   if (config->n_heads % config->n_kv_heads != 0 || config->head_dim % 2 != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -240,7 +256,9 @@ ts_hf_config_load (GFile   *dir,
       return NULL;
     }
   if (len > 16 * 1024 * 1024 ||
+      !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, &local_error) ||
+      json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,

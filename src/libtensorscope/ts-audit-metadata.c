@@ -10,6 +10,7 @@
 
 #include "ts-audit-private.h"
 #include "ts-file-part.h"
+#include "ts-json-private.h"
 
 typedef struct
 {
@@ -167,7 +168,9 @@ load_object (GFile       *dir,
   gsize len;
 
   if (!g_file_load_contents (file, NULL, &contents, &len, NULL, NULL) ||
+      !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
+      json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     return NULL;
   return json_node_get_object (json_parser_get_root (parser));

@@ -20,6 +20,7 @@
 #include "ts-error.h"
 #include "ts-hf-naming.h"
 #include "ts-hf-tokenizer.h"
+#include "ts-json-private.h"
 #include "ts-safetensors-file.h"
 
 #define GGUF_ALIGNMENT 32
@@ -105,8 +106,12 @@ typedef struct
 {
   char    *path;
   guint64  size;
-  gint64   mtime;
+  gint64   mtime_ns;   /* whole seconds miss a rewrite within the second */
+  gint64   ctime_ns;   /* changes on any write, even if mtime is put back */
+  guint64  inode;      /* a file replaced by rename */
 } ShardStamp;
+
+#define STAT_NS(ts) ((gint64) (ts).tv_sec * G_GINT64_CONSTANT (1000000000) + (ts).tv_nsec)
 
 struct _TsConversionPlan
 {
@@ -118,6 +123,7 @@ struct _TsConversionPlan
   TsOutType        outtype;
   GListStore      *tensors;
   TsGgufMetadata  *metadata;
+  TsHfNaming      *naming;
   GPtrArray       *warnings;
   GArray          *stamps;
   guint64          data_offset;
@@ -143,6 +149,7 @@ ts_conversion_plan_finalize (GObject *object)
   g_clear_pointer (&self->config, ts_hf_config_free);
   g_clear_object (&self->tensors);
   g_clear_pointer (&self->metadata, ts_gguf_metadata_free);
+  g_clear_pointer (&self->naming, ts_hf_naming_free);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->stamps, g_array_unref);
 
@@ -479,7 +486,9 @@ add_sampling (TsConversionPlan *self)
 
   if (!g_file_load_contents (file, NULL, &contents, &len, NULL, NULL) ||
       len > 16 * 1024 * 1024 ||
+      !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
+      json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     return;
   obj = json_node_get_object (json_parser_get_root (parser));
@@ -559,6 +568,27 @@ total_elements (TsConversionPlan *self)
   return total;
 }
 
+static void
+apply_naming_overrides (TsHfNaming          *naming,
+                        const TsPlanOptions *options)
+{
+  const struct { TsHfNamingField field; const char *value; } overrides[] = {
+    { TS_HF_NAMING_NAME, options->name },
+    { TS_HF_NAMING_FINETUNE, options->finetune },
+    { TS_HF_NAMING_SIZE_LABEL, options->size_label },
+    { TS_HF_NAMING_LICENSE, options->license },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (overrides); i++)
+    {
+      /* unchanged values keep their derived origin */
+      if (overrides[i].value == NULL ||
+          g_strcmp0 (overrides[i].value, ts_hf_naming_get (naming, overrides[i].field)) == 0)
+        continue;
+      ts_hf_naming_override (naming, overrides[i].field, overrides[i].value, "edited by the user");
+    }
+}
+
 static gboolean
 build_metadata (TsConversionPlan    *self,
                 const TsPlanOptions *options,
@@ -569,7 +599,9 @@ build_metadata (TsConversionPlan    *self,
                                ts_arch_get_name (self->arch), "config.json: architectures");
   ts_gguf_metadata_add_string (self->metadata, "general.type", "model", "converter");
   add_sampling (self);
-  ts_hf_naming_add_metadata (self->dir, self->config, total_elements (self), self->metadata);
+  self->naming = ts_hf_naming_new (self->dir, self->config, total_elements (self));
+  apply_naming_overrides (self->naming, options);
+  ts_hf_naming_write (self->naming, self->metadata);
   add_hyperparameters (self);
   return ts_hf_tokenizer_add_metadata (self->dir, self->config, options->tokenizer_pre,
                                        self->metadata, error);
@@ -608,7 +640,9 @@ stamp_shards (TsConversionPlan *self)
       if (g_stat (s.path, &st) == 0)
         {
           s.size = st.st_size;
-          s.mtime = st.st_mtime;
+          s.mtime_ns = STAT_NS (st.st_mtim);
+          s.ctime_ns = STAT_NS (st.st_ctim);
+          s.inode = st.st_ino;
         }
       g_array_append_val (self->stamps, s);
     }
@@ -675,6 +709,10 @@ typedef struct
   GFile        *dir;
   TsPlanOptions options;
   char         *tokenizer_pre;
+  char         *name;
+  char         *finetune;
+  char         *size_label;
+  char         *license;
 } PlanTaskData;
 
 static void
@@ -682,6 +720,10 @@ plan_task_data_free (PlanTaskData *data)
 {
   g_object_unref (data->dir);
   g_free (data->tokenizer_pre);
+  g_free (data->name);
+  g_free (data->finetune);
+  g_free (data->size_label);
+  g_free (data->license);
   g_free (data);
 }
 
@@ -715,6 +757,10 @@ ts_conversion_plan_new_async (GFile               *dir,
   data->options = *options;
   data->tokenizer_pre = g_strdup (options->tokenizer_pre);
   data->options.tokenizer_pre = data->tokenizer_pre;
+  data->options.name = data->name = g_strdup (options->name);
+  data->options.finetune = data->finetune = g_strdup (options->finetune);
+  data->options.size_label = data->size_label = g_strdup (options->size_label);
+  data->options.license = data->license = g_strdup (options->license);
   g_task_set_source_tag (task, ts_conversion_plan_new_async);
   g_task_set_task_data (task, data, (GDestroyNotify) plan_task_data_free);
   g_task_run_in_thread (task, plan_thread);
@@ -754,8 +800,7 @@ ts_conversion_plan_get_warnings (TsConversionPlan *self)
 char *
 ts_conversion_plan_get_default_file_name (TsConversionPlan *self)
 {
-  return ts_hf_naming_default_file_name (self->dir, self->config, total_elements (self),
-                                         ts_outtype_to_nick (self->outtype));
+  return ts_hf_naming_get_file_name (self->naming, ts_outtype_to_nick (self->outtype));
 }
 
 TsGgufWriter *
@@ -807,7 +852,9 @@ ts_conversion_plan_check_unchanged (TsConversionPlan  *self,
       ShardStamp *s = &g_array_index (self->stamps, ShardStamp, i);
       GStatBuf st;
 
-      if (g_stat (s->path, &st) != 0 || (guint64) st.st_size != s->size || st.st_mtime != s->mtime)
+      if (g_stat (s->path, &st) != 0 || (guint64) st.st_size != s->size ||
+          STAT_NS (st.st_mtim) != s->mtime_ns || STAT_NS (st.st_ctim) != s->ctime_ns ||
+          (guint64) st.st_ino != s->inode)
         {
           g_autofree char *name = g_path_get_basename (s->path);
 

@@ -68,6 +68,12 @@ typedef struct
   TsOutType   outtype;
   const char *tokenizer_pre;          /* NULL: recognise from tokenizer.json */
   gboolean    allow_unknown_tensors;  /* skip (with a warning) tensors with no GGUF name */
+  /* naming overrides (the wizard's editable fields): NULL keeps what the
+   * converter derives, "" drops the key */
+  const char *name;
+  const char *finetune;
+  const char *size_label;
+  const char *license;
 } TsPlanOptions;
 
 void ts_plan_options_init (TsPlanOptions *options);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
+#include "ts-array-model.h"
 #include "ts-error.h"
 #include "ts-file-part.h"
 #include "ts-model-file-private.h"
@@ -22,7 +23,7 @@ struct _TsFilePart
   GMappedFile *mapping;
   guint64      size;
   guint64      data_offset;
-  GListStore  *regions;
+  TsArrayModel *regions;
 };
 
 G_DEFINE_FINAL_TYPE (TsFilePart, ts_file_part, G_TYPE_OBJECT)
@@ -49,7 +50,7 @@ ts_file_part_class_init (TsFilePartClass *klass)
 static void
 ts_file_part_init (TsFilePart *self)
 {
-  self->regions = g_list_store_new (TS_TYPE_REGION);
+  self->regions = _ts_array_model_new (TS_TYPE_REGION);
 }
 
 TsFilePart *
@@ -122,7 +123,7 @@ _ts_file_part_add_region (TsFilePart   *self,
 {
   g_autoptr(TsRegion) region = ts_region_new (kind, offset, length);
 
-  g_list_store_append (self->regions, region);
+  _ts_array_model_append (self->regions, region);
 }
 
 void

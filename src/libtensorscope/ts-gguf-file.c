@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "ts-error.h"
@@ -35,7 +37,8 @@ struct _TsGgufFile
 
 G_DEFINE_FINAL_TYPE (TsGgufFile, ts_gguf_file, TS_TYPE_MODEL_FILE)
 
-TsModelFile *_ts_gguf_file_load (GFile *file, GCancellable *cancellable, GError **error);
+TsModelFile *_ts_gguf_file_load (GFile *file, TsLoadProgress *progress,
+                                 GCancellable *cancellable, GError **error);
 
 static void
 ts_gguf_file_class_init (TsGgufFileClass *klass)
@@ -301,6 +304,9 @@ read_metadata (TsGgufFile    *self,
 
       if (i % 256 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
+      _ts_model_file_progress (model, 0.0, 0.4, i, n_kv,
+                               _("Reading metadata: entry %" PRIu64 " of %" PRIu64),
+                               i + 1, n_kv);
       if (!read_string (c, &key_data, &key_len, "metadata key", error))
         return FALSE;
       if (key_len == 0)
@@ -584,6 +590,9 @@ load_tensors (TsGgufFile    *self,
 
       if (i % 1024 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
+      _ts_model_file_progress (TS_MODEL_FILE (self), 0.4, 0.8, i, n_tensors,
+                               _("Reading tensor descriptors: %" PRIu64 " of %" PRIu64),
+                               i + 1, n_tensors);
       if (!read_tensor_info (self, c, seen, &ti, error))
         {
           tensor_info_clear (&ti);
@@ -605,6 +614,10 @@ load_tensors (TsGgufFile    *self,
       g_autoptr(TsTensor) tensor = NULL;
       g_autofree char *raw = NULL;
 
+      if (i % 1024 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      _ts_model_file_progress (TS_MODEL_FILE (self), 0.8, 1.0, i, infos->len,
+                               _("Indexing tensors: %u of %u"), i + 1, infos->len);
       if (ti->dtype == TS_DTYPE_UNKNOWN)
         {
           raw = g_strdup_printf ("ggml type %u", ti->ggml_type);
@@ -613,8 +626,11 @@ load_tensors (TsGgufFile    *self,
                                       "version does not know; shown as unknown",
                                       ti->name, ti->ggml_type);
         }
+      /* An empty tensor may sit where the data section would start when
+       * the file ends before that padding (llama.cpp accepts it): it is
+       * placed at the end of the file, so every tensor lies inside it. */
       tensor = _ts_tensor_new (ti->name, ti->dtype, raw, ti->n_dims, ti->dims, TRUE,
-                               part, data_start + ti->offset, ti->size,
+                               part, MIN (data_start + ti->offset, c->size), ti->size,
                                ti->n_elements);
       _ts_model_file_add_tensor (TS_MODEL_FILE (self), tensor);
     }
@@ -622,9 +638,10 @@ load_tensors (TsGgufFile    *self,
 }
 
 TsModelFile *
-_ts_gguf_file_load (GFile         *file,
-                    GCancellable  *cancellable,
-                    GError       **error)
+_ts_gguf_file_load (GFile           *file,
+                    TsLoadProgress  *progress,
+                    GCancellable    *cancellable,
+                    GError         **error)
 {
   g_autoptr(TsGgufFile) self = g_object_new (TS_TYPE_GGUF_FILE, NULL);
   g_autoptr(TsFilePart) part = NULL;
@@ -636,6 +653,7 @@ _ts_gguf_file_load (GFile         *file,
   if (part == NULL)
     return NULL;
   _ts_model_file_set_file (TS_MODEL_FILE (self), file);
+  _ts_model_file_set_progress (TS_MODEL_FILE (self), progress);
 
   cursor.name = ts_file_part_get_name (part);
   cursor.data = ts_file_part_get_contents (part);

@@ -77,6 +77,11 @@ const char  *ts_hf_naming_get                  (TsHfNaming       *self,
                                                 TsHfNamingField   field);
 const char  *ts_hf_naming_get_origin           (TsHfNaming       *self,
                                                 TsHfNamingField   field);
+/* Replaces a field whatever the heuristics found; "" or NULL removes it. */
+void         ts_hf_naming_override             (TsHfNaming       *self,
+                                                TsHfNamingField   field,
+                                                const char       *value,
+                                                const char       *origin);
 void         ts_hf_naming_write                (TsHfNaming       *self,
                                                 TsGgufMetadata   *md);
 /* gguf.naming_convention(): "Llama-3.2-3B-Instruct-BF16.gguf"; @output_type

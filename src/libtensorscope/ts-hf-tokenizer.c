@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ts-hf-tokenizer.h"
+#include "ts-json-private.h"
 
 #define MAX_JSON_SIZE (256 * 1024 * 1024)
 
@@ -310,13 +311,20 @@ load_json (GFile       *dir,
     return TRUE;
   if (!load_text (file, &contents, &length, error))
     return FALSE;
+  if (!_ts_json_depth_ok (contents, length, TS_JSON_MAX_DEPTH))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: arrays or objects nested deeper than %d levels", name, TS_JSON_MAX_DEPTH);
+      return FALSE;
+    }
   *parser = json_parser_new ();
   if (!json_parser_load_from_data (*parser, contents, length, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", name, local_error->message);
       return FALSE;
     }
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (*parser)))
+  if (json_parser_get_root (*parser) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (*parser)))
     return invalid (error, name, "(top level)", "an object");
   *out = json_node_get_object (json_parser_get_root (*parser));
   return TRUE;

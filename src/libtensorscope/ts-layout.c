@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <langinfo.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,8 @@ struct _TsLayout
 {
   GObject      parent_instance;
 
-  TsModelFile *model;
+  TsModelFile *model;          /* NULL for a plan's predicted layout */
+  TsConversionPlan *plan;      /* NULL for a model's layout */
   GArray      *bands;          /* TsLayoutBand */
   GArray      *strips;         /* Strip */
   GPtrArray   *strings;        /* owned label strings */
@@ -91,6 +93,7 @@ struct _TsLayout
   GArray      *legend;         /* LegendItem */
   char        *title;
   char        *subtitle;
+  char        *part_name;      /* plan layouts: the output file name */
 
   guint64      max_part_size;
   guint64      view_start;
@@ -265,11 +268,16 @@ format_count (guint64 n)
   g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
   GString *out = g_string_new (NULL);
   gsize len = strlen (digits);
+  /* the locale's separator; the C locale has none, so a comma there */
+  const char *sep = nl_langinfo (THOUSEP);
+
+  if (sep == NULL || sep[0] == '\0')
+    sep = ",";
 
   for (gsize i = 0; i < len; i++)
     {
       if (i > 0 && (len - i) % 3 == 0)
-        g_string_append_c (out, ',');
+        g_string_append (out, sep);
       g_string_append_c (out, digits[i]);
     }
 
@@ -540,6 +548,127 @@ build_bands (TsLayout *self)
   self->view_end = MAX (self->max_part_size, 1);
 }
 
+/* The predicted output of a conversion: one GGUF strip whose regions are
+ * computed from the plan's writer layout, so it draws like the file will. */
+static guint64
+plan_descriptors_size (TsConversionPlan *plan)
+{
+  GListModel *tensors = ts_conversion_plan_get_tensors (plan);
+  guint64 total = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+
+      /* name (u64 length + bytes), n_dims u32, dims u64 each, type u32, offset u64 */
+      total += 8 + strlen (ts_plan_tensor_get_name (pt)) + 4
+               + 8 * (guint64) ts_plan_tensor_get_n_dims (pt) + 4 + 8;
+    }
+  return total;
+}
+
+static void
+add_plan_region (TsLayout     *self,
+                 TsRegionKind  kind,
+                 guint64       start,
+                 guint64       end)
+{
+  TsLayoutBand band = { 0 };
+  g_autofree char *size = NULL;
+
+  if (end <= start)
+    return;
+  band.id = self->bands->len;
+  band.type = TS_LAYOUT_BAND_REGION;
+  band.kind = kind;
+  band.role = TS_TENSOR_ROLE_OTHER;
+  band.layer = -1;
+  band.parent = TS_LAYOUT_NO_BAND;
+  band.offset = start;
+  band.length = end - start;
+  size = g_format_size (band.length);
+  band.label = intern_string (self, g_strdup_printf ("%s · %s",
+                                                     ts_layout_get_kind_label (kind), size));
+  g_array_append_val (self->bands, band);
+}
+
+static void
+add_plan_tensor_bands (TsLayout *self,
+                       Strip    *strip,
+                       guint     data_band)
+{
+  GListModel *tensors = ts_conversion_plan_get_tensors (self->plan);
+  guint64 data_offset = ts_conversion_plan_get_data_offset (self->plan);
+
+  strip->first_tensor = self->bands->len;
+  /* the plan lists tensors in file order, so offsets already ascend */
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+      TsLayoutBand band = { 0 };
+
+      band.id = self->bands->len;
+      band.type = TS_LAYOUT_BAND_TENSOR;
+      band.kind = TS_REGION_TENSOR_DATA;
+      band.role = ts_tensor_role_from_name (ts_plan_tensor_get_name (pt), &band.layer);
+      band.parent = data_band;
+      band.offset = data_offset + ts_plan_tensor_get_offset (pt);
+      band.length = ts_plan_tensor_get_size (pt);
+      /* the plan (held by the layout) keeps the name alive */
+      band.label = ts_plan_tensor_get_name (pt);
+      if (band.layer >= 0)
+        strip->has_layers = TRUE;
+      g_array_append_val (self->bands, band);
+    }
+  strip->n_tensors = self->bands->len - strip->first_tensor;
+}
+
+static void
+build_plan_bands (TsLayout *self)
+{
+  TsConversionPlan *plan = self->plan;
+  guint64 metadata_end = ts_conversion_plan_get_metadata_end (plan);
+  guint64 descriptors_end = metadata_end + plan_descriptors_size (plan);
+  guint64 data_offset = ts_conversion_plan_get_data_offset (plan);
+  guint64 total = ts_conversion_plan_get_predicted_size (plan);
+  g_autofree char *name = ts_conversion_plan_get_default_file_name (plan);
+  g_autofree char *size = g_format_size (total);
+  g_autofree char *count = NULL;
+  guint n_tensors = g_list_model_get_n_items (ts_conversion_plan_get_tensors (plan));
+  Strip strip = { 0 };
+  guint data_band = TS_LAYOUT_NO_BAND;
+
+  strip.size = total;
+  strip.heading = g_strdup_printf ("%s — %s", name, size);
+  strip.layers = g_array_new (FALSE, FALSE, sizeof (LayerSpan));
+  strip.label_boxes = g_array_new (FALSE, FALSE, sizeof (LabelBox));
+  g_array_set_clear_func (strip.label_boxes, label_box_clear);
+  self->max_part_size = total;
+
+  strip.first_region = self->bands->len;
+  /* magic, version, tensor count, metadata count */
+  add_plan_region (self, TS_REGION_FIXED_HEADER, 0, 24);
+  add_plan_region (self, TS_REGION_METADATA, 24, metadata_end);
+  add_plan_region (self, TS_REGION_TENSOR_INFO, metadata_end, descriptors_end);
+  add_plan_region (self, TS_REGION_PADDING, descriptors_end, data_offset);
+  if (total > data_offset)
+    data_band = self->bands->len;
+  add_plan_region (self, TS_REGION_TENSOR_DATA, data_offset, total);
+  strip.n_regions = self->bands->len - strip.first_region;
+  if (data_band != TS_LAYOUT_NO_BAND)
+    add_plan_tensor_bands (self, &strip, data_band);
+  else
+    strip.first_tensor = self->bands->len;
+  g_array_append_val (self->strips, strip);
+
+  self->part_name = g_steal_pointer (&name);
+  self->title = g_strdup_printf (_("%s (predicted)"), self->part_name);
+  count = format_count (n_tensors);
+  self->subtitle = g_strdup_printf (_("GGUF · 1 file · %s · %s tensors"), size, count);
+  self->view_start = 0;
+  self->view_end = MAX (self->max_part_size, 1);
+}
+
 /* ------------------------------------------------------------------------ */
 /* GObject                                                                   */
 
@@ -549,6 +678,7 @@ ts_layout_finalize (GObject *object)
   TsLayout *self = (TsLayout *) object;
 
   g_clear_object (&self->model);
+  g_clear_object (&self->plan);
   g_clear_pointer (&self->bands, g_array_unref);
   g_clear_pointer (&self->strips, g_array_unref);
   g_clear_pointer (&self->strings, g_ptr_array_unref);
@@ -556,6 +686,7 @@ ts_layout_finalize (GObject *object)
   g_clear_pointer (&self->legend, g_array_unref);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->subtitle, g_free);
+  g_clear_pointer (&self->part_name, g_free);
   g_clear_pointer (&self->measure_cr, cairo_destroy);
   g_clear_pointer (&self->measure_surface, cairo_surface_destroy);
 
@@ -609,6 +740,31 @@ ts_layout_new (TsModelFile *model)
   return self;
 }
 
+/**
+ * ts_layout_new_for_plan:
+ * @plan: a conversion plan
+ *
+ * Builds the bands of the GGUF file @plan will write: fixed header,
+ * metadata, tensor descriptors, alignment padding and the tensor data
+ * subdivided per tensor, at their predicted offsets. Bands of such a layout
+ * have no #TsTensor, and ts_layout_get_model() returns %NULL.
+ *
+ * Returns: (transfer full): a new layout
+ */
+TsLayout *
+ts_layout_new_for_plan (TsConversionPlan *plan)
+{
+  TsLayout *self;
+
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (plan), NULL);
+
+  self = g_object_new (TS_TYPE_LAYOUT, NULL);
+  self->plan = g_object_ref (plan);
+  build_plan_bands (self);
+
+  return self;
+}
+
 TsModelFile *
 ts_layout_get_model (TsLayout *self)
 {
@@ -632,6 +788,25 @@ ts_layout_get_show_title (TsLayout *self)
   g_return_val_if_fail (TS_IS_LAYOUT (self), FALSE);
 
   return self->show_title;
+}
+
+void
+ts_layout_set_title (TsLayout   *self,
+                     const char *title)
+{
+  g_return_if_fail (TS_IS_LAYOUT (self));
+  g_return_if_fail (title != NULL);
+
+  g_free (self->title);
+  self->title = g_strdup (title);
+}
+
+const char *
+ts_layout_get_title (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), NULL);
+
+  return self->title;
 }
 
 void
@@ -1269,6 +1444,13 @@ ts_layout_hit_test (TsLayout *self,
   return NULL;
 }
 
+static const char *
+strip_name (TsLayout *self,
+            Strip    *strip)
+{
+  return strip->part != NULL ? ts_file_part_get_name (strip->part) : self->part_name;
+}
+
 char *
 ts_layout_dup_band_description (TsLayout           *self,
                                 const TsLayoutBand *band)
@@ -1288,6 +1470,15 @@ ts_layout_dup_band_description (TsLayout           *self,
   size = g_format_size (band->length);
   share = strip->size > 0 ? 100.0 * (double) band->length / (double) strip->size : 0.0;
 
+  if (band->type == TS_LAYOUT_BAND_TENSOR && band->tensor == NULL)
+    {
+      /* Translators: tooltip of a predicted tensor band: name, role,
+       * byte range, size, share of the file */
+      return g_strdup_printf (_("%s\n%s\n%s\n%s (%s bytes) · %.2f %% of %s"),
+                              band->label, ts_layout_get_role_label (band->role),
+                              range, size, count, share, strip_name (self, strip));
+    }
+
   if (band->type == TS_LAYOUT_BAND_TENSOR)
     {
       g_autofree char *shape = ts_tensor_format_shape (band->tensor);
@@ -1301,14 +1492,14 @@ ts_layout_dup_band_description (TsLayout           *self,
                               ts_layout_get_role_label (band->role), layer,
                               ts_tensor_get_dtype_name (band->tensor), shape,
                               range, size, count, share,
-                              ts_file_part_get_name (strip->part));
+                              strip_name (self, strip));
     }
 
   /* Translators: tooltip of a region band: kind, byte range, size, share */
   return g_strdup_printf (_("%s\n%s\n%s (%s bytes) · %.2f %% of %s"),
                           ts_layout_get_kind_label (band->kind),
                           range, size, count, share,
-                          ts_file_part_get_name (strip->part));
+                          strip_name (self, strip));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1646,10 +1837,13 @@ check_cairo (cairo_status_t   status,
 static TsLayout *
 copy_layout (TsLayout *self)
 {
-  TsLayout *copy = ts_layout_new (self->model);
+  TsLayout *copy = self->plan != NULL
+    ? ts_layout_new_for_plan (self->plan)
+    : ts_layout_new (self->model);
 
   copy->show_title = self->show_title;
   copy->show_legend = self->show_legend;
+  ts_layout_set_title (copy, self->title);
   copy->view_start = self->view_start;
   copy->view_end = self->view_end;
 
@@ -1672,25 +1866,69 @@ draw_fitted (TsLayout *layout,
   ts_layout_draw (layout, cr);
 }
 
+/* One invisible rectangle per visible band, titled with its full label:
+ * a label too long for its band is cut or left out of the picture, but the
+ * file still names every band, and viewers show it as a tooltip. */
+static void
+append_band_titles (TsLayout *layout,
+                    GString  *out,
+                    int       width,
+                    int       height)
+{
+  double scale = MIN (1.0, height / layout->height);
+  double tx = (width - layout->width * scale) / 2;
+
+  g_string_append (out, "<g id=\"bands\" fill-opacity=\"0\">\n");
+  for (guint i = 0; i < layout->bands->len; i++)
+    {
+      const TsLayoutBand *band = &g_array_index (layout->bands, TsLayoutBand, i);
+      g_autofree char *label = NULL;
+      g_autofree char *desc = NULL;
+      g_autofree char *text = NULL;
+      double x, y, w, h;
+
+      if (!band->visible || band->label == NULL)
+        continue;
+      x = tx + band->x * scale;
+      y = band->y * scale;
+      w = band->width * scale;
+      h = band->height * scale;
+      label = g_markup_escape_text (band->label, -1);
+      text = ts_layout_dup_band_description (layout, band);
+      desc = g_markup_escape_text (text, -1);
+      g_string_append_printf (out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">"
+                              "<title>%s</title><desc>%s</desc></rect>\n",
+                              x, y, w, h, label, desc);
+    }
+  g_string_append (out, "</g>\n");
+}
+
 static char *
-svg_text_layer (TsLayout *layout)
+svg_text_layer (TsLayout *layout,
+                int       width,
+                int       height)
 {
   g_autofree char *title = g_markup_escape_text (layout->title, -1);
   g_autofree char *desc = g_markup_escape_text (layout->subtitle, -1);
+  GString *out = g_string_new (NULL);
 
-  return g_strdup_printf ("<title>%s</title>\n<desc>%s</desc>\n"
+  g_string_append_printf (out, "<title>%s</title>\n<desc>%s</desc>\n"
                           "<g id=\"text-layer\" fill-opacity=\"0\" "
                           "font-family=\"DejaVu Sans, sans-serif\">\n%s</g>\n",
                           title, desc, layout->text_layer->str);
+  append_band_titles (layout, out, width, height);
+  return g_string_free (out, FALSE);
 }
 
 /* cairo draws SVG text as glyph outlines; an invisible text layer at the
  * same positions keeps the labels searchable and selectable. */
 static GBytes *
 finish_svg (TsLayout   *layout,
-            GByteArray *svg)
+            GByteArray *svg,
+            int         width,
+            int         height)
 {
-  g_autofree char *layer = svg_text_layer (layout);
+  g_autofree char *layer = svg_text_layer (layout, width, height);
   GString *out;
   const char *end;
 
@@ -1765,7 +2003,7 @@ ts_layout_render (TsLayout              *self,
 
   if (format == TS_LAYOUT_EXPORT_SVG)
     {
-      GBytes *result = finish_svg (layout, bytes);
+      GBytes *result = finish_svg (layout, bytes, width, height);
 
       g_string_free (layout->text_layer, TRUE);
       layout->text_layer = NULL;
@@ -1806,6 +2044,7 @@ ts_layout_export (TsLayout              *self,
 typedef struct
 {
   TsModelFile          *model;
+  TsConversionPlan     *plan;
   GFile                *file;
   TsLayoutExportFormat  format;
   int                   width;
@@ -1822,6 +2061,7 @@ export_data_free (gpointer data)
   ExportData *ed = data;
 
   g_clear_object (&ed->model);
+  g_clear_object (&ed->plan);
   g_clear_object (&ed->file);
   g_free (ed);
 }
@@ -1833,7 +2073,9 @@ export_worker (GTask        *task,
                GCancellable *cancellable)
 {
   ExportData *ed = task_data;
-  g_autoptr(TsLayout) layout = ts_layout_new (ed->model);
+  g_autoptr(TsLayout) layout = ed->plan != NULL
+    ? ts_layout_new_for_plan (ed->plan)
+    : ts_layout_new (ed->model);
   g_autoptr(GError) error = NULL;
 
   layout->show_title = ed->show_title;
@@ -1867,7 +2109,8 @@ ts_layout_export_async (TsLayout              *self,
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
   ed = g_new0 (ExportData, 1);
-  ed->model = g_object_ref (self->model);
+  ed->model = self->model != NULL ? g_object_ref (self->model) : NULL;
+  ed->plan = self->plan != NULL ? g_object_ref (self->plan) : NULL;
   ed->file = g_object_ref (file);
   ed->format = format;
   ed->width = width;

@@ -9,6 +9,7 @@
 #include <cairo.h>
 #include <gio/gio.h>
 
+#include "ts-conversion-plan.h"
 #include "ts-model-file.h"
 #include "ts-region.h"
 #include "ts-tensor.h"
@@ -87,11 +88,17 @@ typedef struct
 G_DECLARE_FINAL_TYPE (TsLayout, ts_layout, TS, LAYOUT, GObject)
 
 TsLayout           *ts_layout_new               (TsModelFile   *model);
+/* the predicted layout of the GGUF file @plan will write */
+TsLayout           *ts_layout_new_for_plan      (TsConversionPlan *plan);
 TsModelFile        *ts_layout_get_model         (TsLayout      *self);
 
 void                ts_layout_set_show_title    (TsLayout      *self,
                                                  gboolean       show_title);
 gboolean            ts_layout_get_show_title    (TsLayout      *self);
+/* the title drawn when shown; default: the model's display name */
+void                ts_layout_set_title         (TsLayout      *self,
+                                                 const char    *title);
+const char         *ts_layout_get_title         (TsLayout      *self);
 void                ts_layout_set_show_legend   (TsLayout      *self,
                                                  gboolean       show_legend);
 gboolean            ts_layout_get_show_legend   (TsLayout      *self);

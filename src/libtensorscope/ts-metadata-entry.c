@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "ts-metadata-entry.h"
@@ -162,6 +163,20 @@ ts_metadata_entry_get_length (TsMetadataEntry *self)
   return self->end_offset - self->entry_offset;
 }
 
+/* A float value as an integer: truncated, saturated at the int64 range, NaN
+ * as 0 (a plain cast is undefined behaviour outside that range). */
+static gint64
+double_to_int64 (double d)
+{
+  if (isnan (d))
+    return 0;
+  if (d >= 9223372036854775808.0)
+    return G_MAXINT64;
+  if (d < -9223372036854775808.0)
+    return G_MININT64;
+  return (gint64) d;
+}
+
 /* Decodes a fixed-size scalar into the widest matching C types. */
 static gboolean
 read_scalar (TsMetadataEntry *self,
@@ -192,14 +207,14 @@ read_scalar (TsMetadataEntry *self,
     case TS_VALUE_INT64:  *i = (gint64) LE (guint64, 64); *u = (guint64) *i; *d = (double) *i; break;
     case TS_VALUE_FLOAT32:
       *d = ts_f32_from_bits (LE (guint32, 32));
-      *i = (gint64) *d; *u = (guint64) *i;
+      *i = double_to_int64 (*d); *u = (guint64) *i;
       break;
     case TS_VALUE_FLOAT64:
       {
         guint64 bits = LE (guint64, 64);
 
         memcpy (d, &bits, sizeof *d);
-        *i = (gint64) *d; *u = (guint64) *i;
+        *i = double_to_int64 (*d); *u = (guint64) *i;
       }
       break;
     case TS_VALUE_STRING:

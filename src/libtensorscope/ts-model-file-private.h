@@ -20,6 +20,37 @@ typedef struct
   guint64       pos;
 } TsCursor;
 
+/* Where a reader reports how far it is; see TsModelLoader. @func runs on
+ * the loading thread and must be thread-safe. */
+typedef void (*TsLoadProgressFunc) (double      fraction,
+                                    const char *message,
+                                    gpointer    user_data);
+
+typedef struct
+{
+  TsLoadProgressFunc func;
+  gpointer           user_data;
+  gint64             last_report;   /* monotonic µs */
+} TsLoadProgress;
+
+TsModelFile  *_ts_model_file_load_with_progress (GFile           *file,
+                                                 TsLoadProgress  *progress,
+                                                 GCancellable    *cancellable,
+                                                 GError         **error);
+/* Readers: set while loading, so helpers can report through the model. */
+void          _ts_model_file_set_progress  (TsModelFile     *self,
+                                            TsLoadProgress  *progress);
+/* Reports @done of @total steps (0 ≤ @done ≤ @total, @total > 0) of the
+ * current stage, mapped into [@stage_start, @stage_end] of the whole load.
+ * Throttled to one report per ~100 ms; the message is only formatted then. */
+void          _ts_model_file_progress      (TsModelFile     *self,
+                                            double           stage_start,
+                                            double           stage_end,
+                                            guint64          done,
+                                            guint64          total,
+                                            const char      *format,
+                                            ...) G_GNUC_PRINTF (6, 7);
+
 void          _ts_model_file_set_file      (TsModelFile     *self,
                                             GFile           *file);
 void          _ts_model_file_add_part      (TsModelFile     *self,

@@ -8,27 +8,33 @@
 
 #include <string.h>
 
+#include "ts-array-model.h"
 #include "ts-error.h"
 #include "ts-gguf-file.h"
 #include "ts-model-file-private.h"
 #include "ts-safetensors-file.h"
 
 /* Implemented by the readers */
-TsModelFile *_ts_gguf_file_load        (GFile *file, GCancellable *cancellable, GError **error);
-TsModelFile *_ts_safetensors_file_load (GFile *file, GCancellable *cancellable, GError **error);
+TsModelFile *_ts_gguf_file_load        (GFile *file, TsLoadProgress *progress,
+                                        GCancellable *cancellable, GError **error);
+TsModelFile *_ts_safetensors_file_load (GFile *file, TsLoadProgress *progress,
+                                        GCancellable *cancellable, GError **error);
+
+#define PROGRESS_INTERVAL_US (100 * G_TIME_SPAN_MILLISECOND)
 
 typedef struct
 {
   GFile      *file;
   char       *display_name;
-  GListStore *parts;
-  GListStore *tensors;
-  GListStore *metadata;
+  TsArrayModel *parts;
+  TsArrayModel *tensors;
+  TsArrayModel *metadata;
   GHashTable *tensor_by_name;
   GHashTable *metadata_by_key;
   GPtrArray  *warnings;
   guint64     parameter_count;
   guint64     tensor_data_size;
+  TsLoadProgress *progress;     /* only while a reader builds the model */
 } TsModelFilePrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (TsModelFile, ts_model_file, G_TYPE_OBJECT)
@@ -109,9 +115,9 @@ ts_model_file_init (TsModelFile *self)
 {
   TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
 
-  priv->parts = g_list_store_new (TS_TYPE_FILE_PART);
-  priv->tensors = g_list_store_new (TS_TYPE_TENSOR);
-  priv->metadata = g_list_store_new (TS_TYPE_METADATA_ENTRY);
+  priv->parts = _ts_array_model_new (TS_TYPE_FILE_PART);
+  priv->tensors = _ts_array_model_new (TS_TYPE_TENSOR);
+  priv->metadata = _ts_array_model_new (TS_TYPE_METADATA_ENTRY);
   priv->tensor_by_name = g_hash_table_new (g_str_hash, g_str_equal);
   priv->metadata_by_key = g_hash_table_new (g_str_hash, g_str_equal);
   priv->warnings = g_ptr_array_new_with_free_func (g_free);
@@ -135,7 +141,7 @@ _ts_model_file_add_part (TsModelFile *self,
 {
   TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
 
-  g_list_store_append (priv->parts, part);
+  _ts_array_model_append (priv->parts, part);
 }
 
 void
@@ -144,7 +150,7 @@ _ts_model_file_add_tensor (TsModelFile *self,
 {
   TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
 
-  g_list_store_append (priv->tensors, tensor);
+  _ts_array_model_append (priv->tensors, tensor);
   g_hash_table_insert (priv->tensor_by_name,
                        (gpointer) ts_tensor_get_name (tensor), tensor);
   priv->parameter_count += ts_tensor_get_n_elements (tensor);
@@ -166,7 +172,7 @@ _ts_model_file_add_metadata (TsModelFile     *self,
 {
   TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
 
-  g_list_store_append (priv->metadata, entry);
+  _ts_array_model_append (priv->metadata, entry);
   g_hash_table_insert (priv->metadata_by_key,
                        (gpointer) ts_metadata_entry_get_key (entry), entry);
 }
@@ -185,6 +191,45 @@ _ts_model_file_add_warning (TsModelFile *self,
   va_end (args);
 }
 
+void
+_ts_model_file_set_progress (TsModelFile    *self,
+                             TsLoadProgress *progress)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+
+  priv->progress = progress;
+}
+
+void
+_ts_model_file_progress (TsModelFile *self,
+                         double       stage_start,
+                         double       stage_end,
+                         guint64      done,
+                         guint64      total,
+                         const char  *format,
+                         ...)
+{
+  TsModelFilePrivate *priv = ts_model_file_get_instance_private (self);
+  TsLoadProgress *progress = priv->progress;
+  g_autofree char *message = NULL;
+  gint64 now;
+  va_list args;
+
+  if (progress == NULL || progress->func == NULL)
+    return;
+  /* called once per tensor: the clock is the only cost when throttled */
+  now = g_get_monotonic_time ();
+  if (now - progress->last_report < PROGRESS_INTERVAL_US)
+    return;
+  progress->last_report = now;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  progress->func (stage_start + (stage_end - stage_start) * ((double) done / (double) MAX (total, 1)),
+                  message, progress->user_data);
+}
+
 /* Is @data a Git LFS pointer file instead of the real contents? */
 static gboolean
 is_lfs_pointer (const guint8 *data,
@@ -197,9 +242,10 @@ is_lfs_pointer (const guint8 *data,
 }
 
 static TsModelFile *
-sniff_and_load (GFile         *file,
-                GCancellable  *cancellable,
-                GError       **error)
+sniff_and_load (GFile           *file,
+                TsLoadProgress  *progress,
+                GCancellable    *cancellable,
+                GError         **error)
 {
   g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GFileInputStream) stream = NULL;
@@ -217,7 +263,7 @@ sniff_and_load (GFile         *file,
       return NULL;
     }
   if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-    return _ts_safetensors_file_load (file, cancellable, error);
+    return _ts_safetensors_file_load (file, progress, cancellable, error);
 
   stream = g_file_read (file, cancellable, &local_error);
   if (stream == NULL ||
@@ -230,7 +276,7 @@ sniff_and_load (GFile         *file,
     }
 
   if (n_read >= 4 && memcmp (head, "GGUF", 4) == 0)
-    return _ts_gguf_file_load (file, cancellable, error);
+    return _ts_gguf_file_load (file, progress, cancellable, error);
   if (is_lfs_pointer (head, n_read))
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_LFS_POINTER,
@@ -241,9 +287,9 @@ sniff_and_load (GFile         *file,
   if (g_str_has_suffix (name, ".json") ||
       g_str_has_suffix (name, ".safetensors") ||
       (n_read >= 9 && head[8] == '{'))
-    return _ts_safetensors_file_load (file, cancellable, error);
+    return _ts_safetensors_file_load (file, progress, cancellable, error);
   if (g_str_has_suffix (name, ".gguf"))
-    return _ts_gguf_file_load (file, cancellable, error);
+    return _ts_gguf_file_load (file, progress, cancellable, error);
 
   g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_UNKNOWN_FORMAT,
                "%s: byte 0: neither a GGUF file (no \"GGUF\" magic) nor a "
@@ -268,9 +314,24 @@ ts_model_file_load (GFile         *file,
   g_return_val_if_fail (G_IS_FILE (file), NULL);
   g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
 
+  return _ts_model_file_load_with_progress (file, NULL, cancellable, error);
+}
+
+/* ts_model_file_load() reporting to @progress (nullable) on this thread. */
+TsModelFile *
+_ts_model_file_load_with_progress (GFile           *file,
+                                   TsLoadProgress  *progress,
+                                   GCancellable    *cancellable,
+                                   GError         **error)
+{
+  TsModelFile *model;
+
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  return sniff_and_load (file, cancellable, error);
+  model = sniff_and_load (file, progress, cancellable, error);
+  if (model != NULL)
+    _ts_model_file_set_progress (model, NULL);
+  return model;
 }
 
 static void

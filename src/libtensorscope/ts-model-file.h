@@ -22,6 +22,19 @@ typedef enum
 
 const char *ts_format_to_nick (TsFormat format);
 
+/*
+ * Threads: a model returned by a load is immutable, and so are its parts
+ * (and their regions), tensors and metadata entries: nothing changes them
+ * after the reader returns, no signal is ever emitted on them, and every
+ * getter, the list models included, may be called from any thread at the
+ * same time (the lists are plain arrays, not GListStores, whose get_item
+ * moves a cached iterator). The one lazy state, the item index of a large
+ * GGUF string array in a TsMetadataEntry, is built once under the entry's
+ * mutex. Keep a reference for as long as a worker uses the model.
+ *
+ * For progress while loading, use TsModelLoader.
+ */
+
 #define TS_TYPE_MODEL_FILE (ts_model_file_get_type ())
 
 G_DECLARE_DERIVABLE_TYPE (TsModelFile, ts_model_file, TS, MODEL_FILE, GObject)

@@ -10,10 +10,12 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "ts-error.h"
+#include "ts-json-private.h"
 #include "ts-model-file-private.h"
 #include "ts-safetensors-file.h"
 
@@ -29,7 +31,8 @@ struct _TsSafetensorsFile
 
 G_DEFINE_FINAL_TYPE (TsSafetensorsFile, ts_safetensors_file, TS_TYPE_MODEL_FILE)
 
-TsModelFile *_ts_safetensors_file_load (GFile *file, GCancellable *cancellable, GError **error);
+TsModelFile *_ts_safetensors_file_load (GFile *file, TsLoadProgress *progress,
+                                        GCancellable *cancellable, GError **error);
 
 static void
 ts_safetensors_file_finalize (GObject *object)
@@ -364,25 +367,34 @@ parse_header_json (const char   *file_name,
   if (!g_utf8_validate_len (json, len, &bad))
     return fail_at (error, file_name, 8 + (bad - json), TS_FORMAT_ERROR_HEADER_NOT_UTF8,
                     "the JSON header is not valid UTF-8");
+  if (!_ts_json_depth_ok (json, len, TS_JSON_MAX_DEPTH))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
+                    "the JSON header nests arrays or objects deeper than %d levels",
+                    TS_JSON_MAX_DEPTH);
   if (!check_duplicate_keys (json, len, file_name, 8, error))
     return FALSE;
   if (!json_parser_load_from_data (parser, json, (gssize) len, &local_error))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
                     "the header is not valid JSON: %s", local_error->message);
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  if (json_parser_get_root (parser) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_NOT_OBJECT,
                     "the JSON header is not an object");
   return TRUE;
 }
 
-/* Reads one .safetensors file into @model as part @index. */
+/* Reads one .safetensors file into @model as part @index of @n_parts. */
 static gboolean
 load_part (TsModelFile   *model,
            GFile         *file,
            guint          index,
+           guint          n_parts,
            GCancellable  *cancellable,
            GError       **error)
 {
+  double lo = (double) index / n_parts;
+  double hi = (double) (index + 1) / n_parts;
+  guint n_members, k = 0;
   g_autoptr(TsFilePart) part = NULL;
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   g_autoptr(GArray) entries = g_array_new (FALSE, TRUE, sizeof (Entry));
@@ -418,16 +430,23 @@ load_part (TsModelFile   *model,
     return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_PAST_EOF,
                     "header length %" G_GUINT64_FORMAT " runs past the end of the "
                     "file (%" G_GUINT64_FORMAT " bytes)", header_len, size);
+  _ts_model_file_progress (model, lo, hi, 0, 1, _("Reading the header of %s (file %u of %u)"),
+                           name, index + 1, n_parts);
   if (!parse_header_json (name, (const char *) data + 8, header_len, parser, error))
     return FALSE;
   data_start = 8 + header_len;
 
   root = json_node_get_object (json_parser_get_root (parser));
   members = json_object_get_members (root);
-  for (GList *l = members; l; l = l->next)
+  n_members = g_list_length (members);
+  for (GList *l = members; l; l = l->next, k++)
     {
       Entry e = { 0 };
 
+      if (k % 1024 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      _ts_model_file_progress (model, lo, hi, k, n_members, _("Reading %s: tensor %u of %u"),
+                               name, k + 1, n_members);
       if (g_str_equal (l->data, "__metadata__"))
         {
           if (!parse_metadata (model, name, json_object_get_member (root, l->data), error))
@@ -521,10 +540,15 @@ parse_index (GFile        *index_file,
   if (len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     "the index is larger than 100,000,000 bytes");
+  if (!_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH))
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+                    "the index nests arrays or objects deeper than %d levels",
+                    TS_JSON_MAX_DEPTH);
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     "not valid JSON: %s", local_error->message);
-  root = JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))
+  root = json_parser_get_root (parser) != NULL &&
+         JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))
     ? json_node_get_object (json_parser_get_root (parser)) : NULL;
   if (root == NULL || !json_object_has_member (root, "weight_map") ||
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "weight_map")))
@@ -608,9 +632,10 @@ check_against_index (TsModelFile  *model,
 }
 
 static TsModelFile *
-load_sharded (GFile         *index_file,
-              GCancellable  *cancellable,
-              GError       **error)
+load_sharded (GFile           *index_file,
+              TsLoadProgress  *progress,
+              GCancellable    *cancellable,
+              GError         **error)
 {
   g_autoptr(TsSafetensorsFile) self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
@@ -620,6 +645,7 @@ load_sharded (GFile         *index_file,
   gboolean ok = TRUE;
 
   _ts_model_file_set_file (TS_MODEL_FILE (self), dir);
+  _ts_model_file_set_progress (TS_MODEL_FILE (self), progress);
   self->index_file = g_object_ref (index_file);
   if (!parse_index (index_file, parser, &info, cancellable, error))
     {
@@ -635,7 +661,7 @@ load_sharded (GFile         *index_file,
         ok = fail_at (error, index_name, 0, TS_FORMAT_ERROR_MISSING_SHARD,
                       "the index names the shard %s, which is not in the folder", shard);
       else
-        ok = load_part (TS_MODEL_FILE (self), shard_file, i, cancellable, error);
+        ok = load_part (TS_MODEL_FILE (self), shard_file, i, info.shards->len, cancellable, error);
     }
   ok = ok && check_against_index (TS_MODEL_FILE (self), index_name, &info, error);
   index_info_clear (&info);
@@ -644,9 +670,10 @@ load_sharded (GFile         *index_file,
 
 /* All *.safetensors of a folder without an index, in name order. */
 static TsModelFile *
-load_folder_without_index (GFile         *dir,
-                           GCancellable  *cancellable,
-                           GError       **error)
+load_folder_without_index (GFile           *dir,
+                           TsLoadProgress  *progress,
+                           GCancellable    *cancellable,
+                           GError         **error)
 {
   g_autoptr(TsSafetensorsFile) self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
   g_autoptr(GFileEnumerator) enumerator = NULL;
@@ -672,6 +699,7 @@ load_folder_without_index (GFile         *dir,
     }
   g_ptr_array_sort (names, compare_names);
   _ts_model_file_set_file (TS_MODEL_FILE (self), dir);
+  _ts_model_file_set_progress (TS_MODEL_FILE (self), progress);
   if (names->len > 1)
     _ts_model_file_add_warning (TS_MODEL_FILE (self),
                                 "%s: %u .safetensors files but no %s; loaded them all",
@@ -680,7 +708,7 @@ load_folder_without_index (GFile         *dir,
     {
       g_autoptr(GFile) f = g_file_get_child (dir, g_ptr_array_index (names, i));
 
-      if (!load_part (TS_MODEL_FILE (self), f, i, cancellable, error))
+      if (!load_part (TS_MODEL_FILE (self), f, i, names->len, cancellable, error))
         return NULL;
     }
   return TS_MODEL_FILE (g_steal_pointer (&self));
@@ -705,10 +733,11 @@ find_index_for_shard (GFile *shard)
   index = g_file_get_child (dir, DEFAULT_INDEX);
   if (!g_file_load_contents (index, NULL, &contents, &len, NULL, NULL) ||
       len > ST_MAX_HEADER ||
+      !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL))
     return NULL;
   root = json_parser_get_root (parser);
-  if (!JSON_NODE_HOLDS_OBJECT (root) ||
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root) ||
       !json_object_has_member (json_node_get_object (root), "weight_map") ||
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (root), "weight_map")))
     return NULL;
@@ -723,9 +752,10 @@ find_index_for_shard (GFile *shard)
 }
 
 TsModelFile *
-_ts_safetensors_file_load (GFile         *file,
-                           GCancellable  *cancellable,
-                           GError       **error)
+_ts_safetensors_file_load (GFile           *file,
+                           TsLoadProgress  *progress,
+                           GCancellable    *cancellable,
+                           GError         **error)
 {
   g_autoptr(TsSafetensorsFile) self = NULL;
   g_autofree char *name = g_file_get_basename (file);
@@ -735,19 +765,20 @@ _ts_safetensors_file_load (GFile         *file,
     {
       index = g_file_get_child (file, DEFAULT_INDEX);
       if (g_file_query_exists (index, cancellable))
-        return load_sharded (index, cancellable, error);
-      return load_folder_without_index (file, cancellable, error);
+        return load_sharded (index, progress, cancellable, error);
+      return load_folder_without_index (file, progress, cancellable, error);
     }
   if (g_str_has_suffix (name, ".json"))
-    return load_sharded (file, cancellable, error);
+    return load_sharded (file, progress, cancellable, error);
 
   index = find_index_for_shard (file);
   if (index != NULL)
-    return load_sharded (index, cancellable, error);
+    return load_sharded (index, progress, cancellable, error);
 
   self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
   _ts_model_file_set_file (TS_MODEL_FILE (self), file);
-  if (!load_part (TS_MODEL_FILE (self), file, 0, cancellable, error))
+  _ts_model_file_set_progress (TS_MODEL_FILE (self), progress);
+  if (!load_part (TS_MODEL_FILE (self), file, 0, 1, cancellable, error))
     return NULL;
   return TS_MODEL_FILE (g_steal_pointer (&self));
 }

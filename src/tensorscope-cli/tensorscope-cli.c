@@ -291,6 +291,7 @@ static const Command commands[] = {
   { "sample", cmd_sample, "Write a small Llama-3-shaped checkpoint" },
   { "convert", ts_cli_convert, "Convert a Hugging Face Llama checkpoint to GGUF" },
   { "audit", ts_cli_audit, "Prove a conversion kept every value" },
+  { "layout", ts_cli_layout, "Draw a model file's byte layout to SVG, PDF or PNG" },
 };
 
 static int

@@ -23,5 +23,7 @@ int      ts_cli_convert (int              argc,
                          char           **argv);
 int      ts_cli_audit   (int              argc,
                          char           **argv);
+int      ts_cli_layout  (int              argc,
+                         char           **argv);
 
 G_END_DECLS

@@ -9,6 +9,8 @@
 #include <glib/gi18n.h>
 
 #include "ts-application.h"
+#include "ts-audit-window.h"
+#include "ts-convert-wizard.h"
 #include "ts-resources.h"
 #include "ts-window.h"
 
@@ -207,11 +209,29 @@ about_action (GSimpleAction *action,
                          NULL);
 }
 
+static void
+convert_action (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  gtk_window_present (GTK_WINDOW (ts_convert_wizard_new (GTK_APPLICATION (user_data))));
+}
+
+static void
+audit_action (GSimpleAction *action,
+              GVariant      *parameter,
+              gpointer       user_data)
+{
+  gtk_window_present (GTK_WINDOW (ts_audit_window_new (GTK_APPLICATION (user_data))));
+}
+
 static const GActionEntry app_actions[] = {
   { .name = "open-recent", .activate = open_recent_action, .parameter_type = "s" },
   { .name = "new-window", .activate = new_window_action },
   { .name = "quit", .activate = quit_action },
   { .name = "about", .activate = about_action },
+  { .name = "convert", .activate = convert_action },
+  { .name = "audit", .activate = audit_action },
 };
 
 static void
@@ -235,6 +255,7 @@ ts_application_startup (GApplication *app)
   GtkRecentManager *manager;
   static const char *quit_accels[] = { "<Control>q", NULL };
   static const char *new_window_accels[] = { "<Control>n", NULL };
+  static const char *convert_accels[] = { "<Control><Shift>c", NULL };
 
   ts_ensure_resources ();
   G_APPLICATION_CLASS (ts_application_parent_class)->startup (app);
@@ -248,6 +269,7 @@ ts_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.new-window",
                                          new_window_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.convert", convert_accels);
 
   manager = gtk_recent_manager_get_default ();
   g_signal_connect_object (manager, "changed", G_CALLBACK (update_recent_menu), self,

@@ -18,6 +18,8 @@ title_for_mode (TsFileChooserMode mode)
     case TS_FILE_CHOOSER_OPEN_FILE:   return _("Open Model File");
     case TS_FILE_CHOOSER_OPEN_FOLDER: return _("Open Checkpoint Folder");
     case TS_FILE_CHOOSER_SAVE_LAYOUT: return _("Export Layout");
+    case TS_FILE_CHOOSER_SAVE_GGUF:   return _("Save the GGUF File As");
+    case TS_FILE_CHOOSER_SAVE_REPORT: return _("Export Audit Report");
     default:                          g_assert_not_reached ();
     }
 }
@@ -35,6 +37,17 @@ create_filters (TsFileChooserMode mode)
       gtk_file_filter_add_suffix (main_filter, "gguf");
       gtk_file_filter_add_suffix (main_filter, "safetensors");
       gtk_file_filter_add_pattern (main_filter, "*.index.json");
+    }
+  else if (mode == TS_FILE_CHOOSER_SAVE_GGUF)
+    {
+      gtk_file_filter_set_name (main_filter, _("GGUF Files"));
+      gtk_file_filter_add_suffix (main_filter, "gguf");
+    }
+  else if (mode == TS_FILE_CHOOSER_SAVE_REPORT)
+    {
+      gtk_file_filter_set_name (main_filter, _("Reports (HTML, JSON)"));
+      gtk_file_filter_add_suffix (main_filter, "html");
+      gtk_file_filter_add_suffix (main_filter, "json");
     }
   else
     {
@@ -121,6 +134,20 @@ G_GNUC_END_IGNORE_DEPRECATIONS
 
 #else /* GTK 4.8 */
 
+static const char *
+accept_label (TsFileChooserMode mode)
+{
+  switch (mode)
+    {
+    case TS_FILE_CHOOSER_SAVE_LAYOUT:
+    case TS_FILE_CHOOSER_SAVE_REPORT: return _("_Export");
+    case TS_FILE_CHOOSER_SAVE_GGUF:   return _("_Select");
+    case TS_FILE_CHOOSER_OPEN_FILE:
+    case TS_FILE_CHOOSER_OPEN_FOLDER:
+    default:                          return _("_Open");
+    }
+}
+
 static void
 native_response (GtkNativeDialog *native,
                  int              response,
@@ -151,6 +178,8 @@ ts_file_chooser_run_async (GtkWindow           *parent,
     GTK_FILE_CHOOSER_ACTION_OPEN,
     GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
     GTK_FILE_CHOOSER_ACTION_SAVE,
+    GTK_FILE_CHOOSER_ACTION_SAVE,
+    GTK_FILE_CHOOSER_ACTION_SAVE,
   };
   GtkFileChooserNative *native;
   GTask *task;
@@ -161,8 +190,7 @@ ts_file_chooser_run_async (GtkWindow           *parent,
   g_task_set_source_tag (task, ts_file_chooser_run_async);
 
   native = gtk_file_chooser_native_new (title_for_mode (mode), parent, actions[mode],
-                                        mode == TS_FILE_CHOOSER_SAVE_LAYOUT ? _("_Export") : _("_Open"),
-                                        _("_Cancel"));
+                                        accept_label (mode), _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
 
   if (mode != TS_FILE_CHOOSER_OPEN_FOLDER)
@@ -176,7 +204,7 @@ ts_file_chooser_run_async (GtkWindow           *parent,
         }
     }
 
-  if (mode == TS_FILE_CHOOSER_SAVE_LAYOUT && initial_name != NULL)
+  if (actions[mode] == GTK_FILE_CHOOSER_ACTION_SAVE && initial_name != NULL)
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), initial_name);
 
   g_signal_connect (native, "response", G_CALLBACK (native_response), task);
@@ -192,4 +220,83 @@ ts_file_chooser_run_finish (GAsyncResult  *result,
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One shard in the sandbox                                                  */
+
+/* Splits "model-00002-of-00004.safetensors" into the text before the part
+ * number, the number's width, the part and the total. */
+static gboolean
+parse_shard_name (const char *name,
+                  char      **prefix,
+                  int        *width,
+                  guint64    *part,
+                  guint64    *total)
+{
+  const char *of = g_strrstr (name, "-of-");
+  const char *digits;
+  char *end = NULL;
+
+  g_assert (name != NULL);
+
+  if (of == NULL || !g_str_has_suffix (name, ".safetensors"))
+    return FALSE;
+  *total = g_ascii_strtoull (of + 4, &end, 10);
+  if (end == of + 4 || !g_str_equal (end, ".safetensors"))
+    return FALSE;
+  for (digits = of; digits > name && g_ascii_isdigit (digits[-1]); digits--)
+    ;
+  if (digits == of || digits == name || digits[-1] != '-')
+    return FALSE;
+  *part = g_ascii_strtoull (digits, NULL, 10);
+  *width = (int) (of - digits);
+  *prefix = g_strndup (name, digits - name);
+  return *total >= 2 && *part >= 1 && *part <= *total;
+}
+
+gboolean
+ts_file_chooser_is_lone_shard (GFile *file)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *prefix = NULL;
+  g_autofree char *other_name = NULL;
+  g_autoptr(GFile) dir = NULL;
+  g_autoptr(GFile) index = NULL;
+  g_autoptr(GFile) other = NULL;
+  guint64 part, total;
+  int width;
+
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  name = g_file_get_basename (file);
+  dir = g_file_get_parent (file);
+  if (name == NULL || dir == NULL || !parse_shard_name (name, &prefix, &width, &part, &total))
+    return FALSE;
+
+  index = g_file_get_child (dir, "model.safetensors.index.json");
+  if (g_file_query_exists (index, NULL))
+    return FALSE;
+
+  /* any one other shard of the set tells the folder is really there */
+  other_name = g_strdup_printf ("%s%0*" G_GUINT64_FORMAT "-of-%s", prefix, width,
+                                part == 1 ? (guint64) 2 : (guint64) 1,
+                                g_strrstr (name, "-of-") + 4);
+  other = g_file_get_child (dir, other_name);
+  return !g_file_query_exists (other, NULL);
+}
+
+gboolean
+ts_file_chooser_should_ask_for_folder (GFile *file)
+{
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  /* The document portal exports only the file the user chose: the other
+   * shards and the index next to it are out of reach. Outside a sandbox a
+   * lone shard is an incomplete download, and opening it alone is right. */
+  if (!g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS) &&
+      g_getenv ("TS_FORCE_SANDBOX") == NULL)
+    return FALSE;
+
+  return ts_file_chooser_is_lone_shard (file);
 }

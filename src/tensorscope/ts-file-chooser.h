@@ -15,6 +15,8 @@ typedef enum
   TS_FILE_CHOOSER_OPEN_FILE,    /* a .gguf, .safetensors or index .json */
   TS_FILE_CHOOSER_OPEN_FOLDER,  /* a sharded checkpoint folder */
   TS_FILE_CHOOSER_SAVE_LAYOUT,  /* an .svg, .pdf or .png to write */
+  TS_FILE_CHOOSER_SAVE_GGUF,    /* a conversion's target .gguf */
+  TS_FILE_CHOOSER_SAVE_REPORT,  /* an audit report, .json or .html */
 } TsFileChooserMode;
 
 /* GtkFileChooserNative on GTK 4.8, GtkFileDialog from 4.10 on. A dismissed
@@ -27,5 +29,14 @@ void   ts_file_chooser_run_async  (GtkWindow           *parent,
                                    gpointer             user_data);
 GFile *ts_file_chooser_run_finish (GAsyncResult        *result,
                                    GError             **error);
+
+/* TRUE for one shard of a sharded Safetensors checkpoint
+ * ("model-00001-of-00004.safetensors") whose folder shows neither the index
+ * nor the other shards. */
+gboolean ts_file_chooser_is_lone_shard          (GFile *file);
+/* TRUE when @file is a lone shard inside a Flatpak sandbox (or with
+ * TS_FORCE_SANDBOX set, for tests): the caller then asks for the checkpoint's
+ * folder (TS_FILE_CHOOSER_OPEN_FOLDER) instead of opening one shard. */
+gboolean ts_file_chooser_should_ask_for_folder (GFile *file);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <langinfo.h>
 #include <string.h>
 
 #include "ts-format.h"
@@ -17,11 +18,17 @@ ts_format_count (guint64 n)
   g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
   GString *out = g_string_new (NULL);
   gsize len = strlen (digits);
+  /* the locale's separator (a narrow no-break space in French); the C
+   * locale has none, and a comma reads better than nothing */
+  const char *sep = nl_langinfo (THOUSEP);
+
+  if (sep == NULL || sep[0] == '\0')
+    sep = ",";
 
   for (gsize i = 0; i < len; i++)
     {
       if (i > 0 && (len - i) % 3 == 0)
-        g_string_append_c (out, ',');
+        g_string_append (out, sep);
       g_string_append_c (out, digits[i]);
     }
 

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "ts-layout-view.h"
 
@@ -231,6 +232,52 @@ append_outline (GtkSnapshot        *snapshot,
   gtk_snapshot_append_border (snapshot, &outline, widths, colors);
 }
 
+#define MAX_TEXTURE_PIXELS (64 * 1024 * 1024)
+
+/* The static picture, drawn once per geometry into pixels: a cairo node
+ * would keep a recording that every frame replays (50,000 tensor bands on
+ * each hover move); a texture is blitted. */
+static GskRenderNode *
+render_static_picture (TsLayoutView *self)
+{
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  double w = ts_layout_get_width (self->layout);
+  double h = ts_layout_get_height (self->layout);
+  int pw = (int) ceil (w * scale);
+  int ph = (int) ceil (h * scale);
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+
+  if (pw <= 0 || ph <= 0)
+    return NULL;
+  if ((gint64) pw * ph > MAX_TEXTURE_PIXELS)
+    {
+      g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+
+      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+      ts_layout_draw (self->layout, cr);
+      cairo_destroy (cr);
+      return gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+    }
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, pw, ph);
+  cairo_surface_set_device_scale (surface, scale, scale);
+  cr = cairo_create (surface);
+  ts_layout_draw (self->layout, cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  /* CAIRO_FORMAT_ARGB32 is GDK_MEMORY_DEFAULT */
+  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
+                                      (gsize) cairo_image_surface_get_stride (surface) * ph,
+                                      (GDestroyNotify) cairo_surface_destroy, surface);
+  texture = gdk_memory_texture_new (pw, ph, GDK_MEMORY_DEFAULT, bytes,
+                                    cairo_image_surface_get_stride (surface));
+  return gsk_texture_node_new (texture, &GRAPHENE_RECT_INIT (0, 0, w, h));
+}
+
 static void
 ts_layout_view_snapshot (GtkWidget   *widget,
                          GtkSnapshot *snapshot)
@@ -244,16 +291,7 @@ ts_layout_view_snapshot (GtkWidget   *widget,
     return;
 
   if (self->node == NULL)
-    {
-      g_autoptr(GtkSnapshot) static_snapshot = gtk_snapshot_new ();
-      double w = ts_layout_get_width (self->layout);
-      double h = ts_layout_get_height (self->layout);
-      cairo_t *cr = gtk_snapshot_append_cairo (static_snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
-
-      ts_layout_draw (self->layout, cr);
-      cairo_destroy (cr);
-      self->node = gtk_snapshot_free_to_node (g_steal_pointer (&static_snapshot));
-    }
+    self->node = render_static_picture (self);
 
   if (self->node != NULL)
     gtk_snapshot_append_node (snapshot, self->node);
@@ -909,6 +947,13 @@ ts_layout_view_class_init (TsLayoutViewClass *klass)
 }
 
 static void
+on_scale_factor_changed (TsLayoutView *self)
+{
+  g_clear_pointer (&self->node, gsk_render_node_unref);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
 ts_layout_view_init (TsLayoutView *self)
 {
   GtkEventController *controller;
@@ -945,4 +990,7 @@ ts_layout_view_init (TsLayoutView *self)
   controller = gtk_event_controller_key_new ();
   g_signal_connect_swapped (controller, "key-pressed", G_CALLBACK (on_key_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
+
+  /* the cached picture is in device pixels */
+  g_signal_connect (self, "notify::scale-factor", G_CALLBACK (on_scale_factor_changed), NULL);
 }

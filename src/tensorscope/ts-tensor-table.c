@@ -77,6 +77,22 @@ cell_text (TsTensor *tensor,
     }
 }
 
+static gboolean
+query_name_tooltip (GtkWidget  *label,
+                    int         x,
+                    int         y,
+                    gboolean    keyboard_mode,
+                    GtkTooltip *tooltip,
+                    gpointer    user_data)
+{
+  const char *text = gtk_label_get_text (GTK_LABEL (label));
+
+  if (text == NULL || text[0] == '\0')
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
 static void
 setup_cell (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
@@ -92,7 +108,13 @@ setup_cell (GtkSignalListItemFactory *factory,
   if (numeric || column == COLUMN_SHAPE)
     gtk_widget_add_css_class (label, "numeric");
   if (column == COLUMN_NAME)
-    gtk_widget_add_css_class (label, "tensor-name");
+    {
+      gtk_widget_add_css_class (label, "tensor-name");
+      /* the full name, asked for on hover: setting a tooltip text on every
+       * bind costs more than the rest of a scroll step */
+      gtk_widget_set_has_tooltip (label, TRUE);
+      g_signal_connect (label, "query-tooltip", G_CALLBACK (query_name_tooltip), NULL);
+    }
   gtk_list_item_set_child (item, label);
 }
 
@@ -107,8 +129,6 @@ bind_cell (GtkSignalListItemFactory *factory,
   g_autofree char *text = cell_text (tensor, column);
 
   gtk_label_set_text (GTK_LABEL (label), text);
-  if (column == COLUMN_NAME)
-    gtk_widget_set_tooltip_text (label, text);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -269,13 +289,15 @@ update_summary (TsTensorTable *self)
   for (guint d = 0; d < TS_DTYPE_N_TYPES; d++)
     {
       g_autofree char *size = NULL;
+      g_autofree char *count = NULL;
 
       if (counts[d] == 0)
         continue;
       size = g_format_size (bytes[d]);
-      g_string_append_printf (text, "   ·   %s: %" G_GUINT64_FORMAT " × %s",
+      count = ts_format_count (counts[d]);
+      g_string_append_printf (text, "   ·   %s: %s × %s",
                               d == TS_DTYPE_UNKNOWN ? _("unknown") : ts_dtype_get_name (d),
-                              counts[d], size);
+                              count, size);
     }
 
   gtk_label_set_text (self->summary_label, text->str);

@@ -13,7 +13,6 @@
 #include "ts-format.h"
 #include "ts-window-private.h"
 
-#define PULSE_INTERVAL_MS 100
 #define BANNER_TIMEOUT_S  6
 
 struct _TsWindow
@@ -26,7 +25,9 @@ struct _TsWindow
   GFile                *exported;        /* the last export, for "Show" */
   GCancellable         *cancellable;     /* loading, choosers, sample */
   char                 *previous_page;   /* to return to when loading is cancelled */
-  guint                 pulse_id;
+  TsModelLoader        *loader;          /* the load in flight, if any */
+  GBinding             *fraction_binding;
+  GBinding             *message_binding;
   guint                 banner_id;
 
   GtkLabel             *title_label;
@@ -35,6 +36,7 @@ struct _TsWindow
   GtkSpinner           *loading_spinner;
   GtkLabel             *loading_label;
   GtkProgressBar       *loading_progress;
+  GtkLabel             *loading_message;
   GtkLabel             *error_title;
   GtkLabel             *error_message;
   GtkLabel             *error_rule;
@@ -104,11 +106,18 @@ update_actions (TsWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reload", self->file != NULL);
 }
 
+/* Detaches the loading page from the loader; the load itself is stopped
+ * by cancelling its cancellable. */
 static void
-stop_pulse (TsWindow *self)
+clear_loader (TsWindow *self)
 {
-  g_clear_handle_id (&self->pulse_id, g_source_remove);
-  gtk_spinner_set_spinning (self->loading_spinner, FALSE);
+  if (self->fraction_binding != NULL)
+    g_binding_unbind (self->fraction_binding);
+  if (self->message_binding != NULL)
+    g_binding_unbind (self->message_binding);
+  g_clear_object (&self->fraction_binding);
+  g_clear_object (&self->message_binding);
+  g_clear_object (&self->loader);
 }
 
 static void
@@ -116,7 +125,10 @@ show_page (TsWindow   *self,
            const char *name)
 {
   if (g_strcmp0 (name, "loading") != 0)
-    stop_pulse (self);
+    {
+      clear_loader (self);
+      gtk_spinner_set_spinning (self->loading_spinner, FALSE);
+    }
   gtk_stack_set_visible_child_name (self->stack, name);
   update_actions (self);
 }
@@ -214,15 +226,6 @@ show_error (TsWindow     *self,
 /* ------------------------------------------------------------------------ */
 /* Loading                                                                   */
 
-static gboolean
-pulse_cb (gpointer user_data)
-{
-  TsWindow *self = user_data;
-
-  gtk_progress_bar_pulse (self->loading_progress);
-  return G_SOURCE_CONTINUE;
-}
-
 static void
 replace_cancellable (TsWindow *self)
 {
@@ -238,7 +241,7 @@ load_done (GObject      *object,
 {
   g_autoptr(LoadData) data = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(TsModelFile) model = ts_model_file_load_finish (result, &error);
+  g_autoptr(TsModelFile) model = ts_model_loader_load_finish (TS_MODEL_LOADER (object), result, &error);
   TsWindow *self = data->self;
 
   /* cancelled, or replaced by a newer request: never apply a stale result */
@@ -272,20 +275,27 @@ ts_window_open (TsWindow *self,
 
   g_set_object (&self->file, file);
   replace_cancellable (self);
+  clear_loader (self);
 
   name = g_file_get_basename (file);
   text = g_strdup_printf (_("Opening “%s”…"), name);
   gtk_label_set_text (self->loading_label, text);
-  gtk_progress_bar_set_fraction (self->loading_progress, 0);
   gtk_spinner_set_spinning (self->loading_spinner, TRUE);
-  if (self->pulse_id == 0)
-    self->pulse_id = g_timeout_add (PULSE_INTERVAL_MS, pulse_cb, self);
   show_page (self, "loading");
+
+  /* the reader's progress, throttled and delivered on this main loop */
+  self->loader = ts_model_loader_new (file);
+  self->fraction_binding = g_object_ref (g_object_bind_property (self->loader, "fraction",
+                                                                 self->loading_progress, "fraction",
+                                                                 G_BINDING_SYNC_CREATE));
+  self->message_binding = g_object_ref (g_object_bind_property (self->loader, "message",
+                                                                self->loading_message, "label",
+                                                                G_BINDING_SYNC_CREATE));
 
   data = g_new0 (LoadData, 1);
   data->self = g_object_ref (self);
   data->cancellable = g_object_ref (self->cancellable);
-  ts_model_file_load_async (file, self->cancellable, load_done, data);
+  ts_model_loader_load_async (self->loader, self->cancellable, load_done, data);
 }
 
 gboolean
@@ -749,9 +759,9 @@ ts_window_dispose (GObject *object)
   /* workers still running finish into a cancelled request and drop it */
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  g_clear_handle_id (&self->pulse_id, g_source_remove);
   g_clear_handle_id (&self->banner_id, g_source_remove);
 
+  clear_loader (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_WINDOW);
 
   g_clear_object (&self->model);
@@ -787,6 +797,7 @@ ts_window_class_init (TsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TsWindow, loading_spinner);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, loading_label);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, loading_progress);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, loading_message);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, error_title);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, error_message);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, error_rule);

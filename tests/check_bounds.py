@@ -1,0 +1,329 @@
+#!/usr/bin/python3
+# check_bounds.py - opening a file costs what its header costs, not what it claims
+#
+# Copyright 2026 The Tensorscope authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Usage: check_bounds.py CLI WORKDIR
+#
+# Writes hostile and huge-header inputs into WORKDIR (sparse where possible)
+# and runs the CLI on each: counts of 2^62 and lengths of 2^63 must be
+# refused before anything is allocated from them; a 100 MB JSON header of
+# one giant string, a 100 MB GGUF string, 10^6 tiny tensors (GGUF and
+# Safetensors) and 10^6 metadata entries must be answered within seconds
+# with a peak RSS proportional to the header (measured with os.wait4's
+# ru_maxrss of the CLI child; not checked when TS_SANITIZER is set, as ASan
+# inflates memory). Converter inputs (config.json, tokenizer.json) that
+# claim a 4-billion-token vocabulary or a 2^31 head size, or nest a million
+# levels deep, must be refused just as cheaply.
+#
+# Ends with "N passed, M failed"; exits 1 if any failed.
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+CLI, WORK = sys.argv[1], sys.argv[2]
+SANITIZER = bool(os.environ.get("TS_SANITIZER"))
+# ASan/UBSan builds run several times slower
+SLOW = 6 if SANITIZER else 1
+MB = 1024 * 1024
+passed = failed = 0
+
+
+def run(args, timeout):
+    """Run the CLI; return (status, stdout head, stderr, maxrss KB, seconds)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen([CLI] + args, stdin=subprocess.DEVNULL,
+                             stdout=out, stderr=err)
+        timed_out = False
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                break
+            if time.monotonic() - t0 > timeout:
+                timed_out = True
+                p.kill()
+                pid, status, ru = os.wait4(p.pid, 0)
+                break
+            time.sleep(0.005)
+        p.returncode = status
+        elapsed = time.monotonic() - t0
+        out.seek(0)
+        err.seek(0)
+        return (None if timed_out else status, out.read(4096), err.read(4096),
+                ru.ru_maxrss, elapsed)
+
+
+def check(name, args, expect, seconds, rss_mb, nick=None):
+    """expect: exit status; nick: the JSON error code when it fails."""
+    global passed, failed
+    status, out, err, rss, elapsed = run(args, seconds * SLOW)
+    errors = []
+    if status is None:
+        errors.append("no answer within %d s" % (seconds * SLOW))
+    elif os.WIFSIGNALED(status):
+        errors.append("killed by signal %d; stderr: %s"
+                      % (os.WTERMSIG(status), err.decode(errors="replace")[-600:]))
+    elif os.WEXITSTATUS(status) != expect:
+        errors.append("exit status %d, expected %d; stderr: %s"
+                      % (os.WEXITSTATUS(status), expect,
+                         err.decode(errors="replace")[-600:]))
+    elif nick is not None:
+        try:
+            code = json.loads(out)["error"]["code"]
+        except (ValueError, KeyError, TypeError):
+            code = None
+        if code != nick:
+            errors.append("error code %r, expected %r" % (code, nick))
+    if not SANITIZER and rss > rss_mb * 1024:
+        errors.append("peak RSS %d MB > %d MB" % (rss // 1024, rss_mb))
+    line = "%s  (%.2f s, %d MB)" % (name, elapsed, rss // 1024)
+    if errors:
+        failed += 1
+        print("FAIL", line)
+        for e in errors:
+            print("    ", e)
+    else:
+        passed += 1
+        print("PASS", line)
+
+
+# --------------------------------------------------------------- writers
+
+def u32(v):
+    return struct.pack("<I", v)
+
+
+def u64(v):
+    return struct.pack("<Q", v)
+
+
+def gstr(b):
+    return u64(len(b)) + b
+
+
+def gguf(kvs=b"", n_kv=0, descs=b"", n_tensors=0, tail=b""):
+    return b"GGUF" + u32(3) + u64(n_tensors) + u64(n_kv) + kvs + descs + tail
+
+
+def in_child(fn):
+    """Run a generator in a forked child: the CLI is spawned from this
+    process, and a child's peak RSS starts from its parent's at fork time,
+    so the big inputs are never built here."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fn()
+            os._exit(0)
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        raise RuntimeError("generator %s failed" % fn.__name__)
+
+
+def write(name, *chunks, sparse_to=None):
+    path = os.path.join(WORK, name)
+
+    def gen():
+        with open(path, "wb") as f:
+            for c in chunks:
+                f.write(c() if callable(c) else c)
+            if sparse_to is not None:
+                f.truncate(sparse_to)
+    in_child(gen)
+    return path
+
+
+def st_file(name, header, sparse_data=0):
+    """header: bytes, or a function returning them (built in the child)."""
+    path = os.path.join(WORK, name)
+
+    def gen():
+        h = header() if callable(header) else header
+        h += b" " * ((-len(h)) % 8)
+        with open(path, "wb") as f:
+            f.write(u64(len(h)))
+            f.write(h)
+            f.truncate(8 + len(h) + sparse_data)
+    in_child(gen)
+    return path
+
+
+# ----------------------------------------------------------------- cases
+
+def claimed_counts():
+    pad = b"\0" * 64
+    # arrays of 2^62 items, each type of item: refused before the walk
+    for label, elem in (("uint8", 0), ("string", 8), ("array", 9)):
+        p = write("gguf_array_2p62_%s.gguf" % label,
+                  gguf(gstr(b"big") + u32(9) + u32(elem) + u64(1 << 62), 1), pad)
+        check("GGUF array of 2^62 %s items" % label,
+              ["inspect", "--json", p], 1, 5, 64, "array-past-eof")
+    p = write("gguf_string_2p63.gguf", gguf(gstr(b"s") + u32(8) + u64(1 << 63), 1), pad)
+    check("GGUF string of 2^63 bytes", ["inspect", "--json", p], 1, 5, 64,
+          "string-past-eof")
+    p = write("gguf_tensor_count_2p62.gguf", gguf(n_tensors=1 << 62), pad)
+    check("GGUF tensor count 2^62", ["inspect", "--json", p], 1, 5, 64,
+          "count-too-large")
+    p = write("gguf_kv_count_2p62.gguf", gguf(n_kv=1 << 62), pad)
+    check("GGUF metadata count 2^62", ["inspect", "--json", p], 1, 5, 64,
+          "count-too-large")
+    # a descriptor claiming 2^62 elements in a 1 GB sparse file
+    desc = gstr(b"t") + u32(2) + u64(1 << 30) + u64(1 << 30) + u32(0) + u64(0)
+    p = write("gguf_tensor_2p60_elements.gguf", gguf(descs=desc, n_tensors=1),
+              sparse_to=1 << 30)
+    check("GGUF tensor of 2^60 F32 elements in 1 GB", ["inspect", "--json", p], 1, 5, 64,
+          "data-past-eof")
+    p = write("st_header_2p63.safetensors", u64(1 << 63), b"{}      ")
+    check("Safetensors header length 2^63", ["inspect", "--json", p], 1, 5, 64,
+          "header-too-large")
+    h = json.dumps({"t": {"dtype": "F32", "shape": [1 << 31, 1 << 31],
+                          "data_offsets": [0, 1 << 64 - 1]}}).encode()
+    p = st_file("st_shape_2p62.safetensors", h)
+    check("Safetensors shape of 2^62 elements", ["inspect", "--json", p], 1, 5, 64)
+
+
+def giant_strings():
+    n = 100_000_000
+    # a 100 MB header that is one JSON string: parsed, then refused
+    p = st_file("st_header_one_string.safetensors",
+                lambda: b'"' + b"x" * (n - 2) + b'"')
+    check("Safetensors 100 MB header of one string", ["inspect", "--json", p],
+          1, 20, 900, "header-not-object")
+    # a valid 100 MB header: one giant __metadata__ string
+    pre, post = b'{"__metadata__":{"note":"', b'"}}'
+    p = st_file("st_header_giant_metadata.safetensors",
+                lambda: pre + b"y" * (n - len(pre) - len(post)) + post)
+    check("Safetensors 100 MB header, one metadata string", ["inspect", p],
+          0, 20, 900)
+    # a giant tensor name
+    pre2, post2 = b'{"', b'":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}}'
+    p = st_file("st_header_giant_name.safetensors",
+                lambda: pre2 + b"n" * (n - len(pre2) - len(post2)) + post2)
+    check("Safetensors 100 MB header, one tensor name", ["inspect", p], 0, 20, 900)
+    # just above the limit: refused without reading it
+    p = write("st_header_limit.safetensors", u64(n + 8), b"{", sparse_to=n + 16)
+    check("Safetensors header of 100,000,008 bytes", ["inspect", "--json", p],
+          1, 5, 64, "header-too-large")
+    # GGUF: a 100 MB string value
+    kv = gstr(b"general.note") + u32(8) + u64(n)
+    p = write("gguf_giant_string.gguf", gguf(kv, 1), lambda: b"z" * n)
+    check("GGUF 100 MB metadata string", ["inspect", p], 0, 20, 600)
+
+
+def many_tensors():
+    n = 10 ** 6
+    # GGUF: 10^6 descriptors of 2-element F32 tensors, alignment 8
+    p = os.path.join(WORK, "gguf_1m_tensors.gguf")
+
+    def gen_tensors():
+        align = gstr(b"general.alignment") + u32(4) + u32(8)
+        descs = b"".join(gstr(b"t%07d" % i) + u32(1) + u64(2) + u32(0) + u64(8 * i)
+                         for i in range(n))
+        head = gguf(align, 1, descs, n)
+        pad = (-len(head)) % 8
+        with open(p, "wb") as f:
+            f.write(head + b"\0" * pad)
+            f.truncate(len(head) + pad + 8 * n)
+    in_child(gen_tensors)
+    check("GGUF 10^6 tensors (%d MB)" % (os.path.getsize(p) // MB),
+          ["inspect", p], 0, 30, 1024)
+    # GGUF: 10^6 metadata entries
+    p = write("gguf_1m_metadata.gguf",
+              lambda: gguf(b"".join(gstr(b"k%07d" % i) + u32(4) + u32(i)
+                                    for i in range(n)), n))
+    check("GGUF 10^6 metadata entries (%d MB)" % (os.path.getsize(p) // MB),
+          ["inspect", p], 0, 30, 1024)
+    # Safetensors: 10^6 one-byte U8 tensors in one header
+    p = st_file("st_1m_tensors.safetensors",
+                lambda: b"{" + b",".join(
+                    b'"t%07d":{"dtype":"U8","shape":[1],"data_offsets":[%d,%d]}'
+                    % (i, i, i + 1) for i in range(n)) + b"}",
+                sparse_data=n)
+    check("Safetensors 10^6 tensors (%d MB header)" % (os.path.getsize(p) // MB),
+          ["inspect", p], 0, 30, 2048)
+
+
+def deep_nesting():
+    p = st_file("st_header_deep.safetensors", b"[" * 10 ** 6 + b"]" * 10 ** 6)
+    check("Safetensors header nested 10^6 deep", ["inspect", "--json", p], 1, 5, 128,
+          "header-invalid-json")
+
+
+def converter_inputs():
+    """A valid tiny checkpoint, then config/tokenizer files that claim or
+    nest too much: convert must refuse quickly and write nothing."""
+    base = os.path.join(WORK, "ckpt")
+    r = subprocess.run([CLI, "sample", base], capture_output=True)
+    if r.returncode != 0:
+        global failed
+        failed += 1
+        print("FAIL sample checkpoint:", r.stderr.decode(errors="replace"))
+        return
+    with open(os.path.join(base, "config.json")) as f:
+        config = json.load(f)
+
+    def variant(tag, config_changes=None, files=None):
+        d = os.path.join(WORK, "ckpt-" + tag)
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(base, d)
+        if config_changes is not None:
+            c = dict(config)
+            c.update(config_changes)
+            with open(os.path.join(d, "config.json"), "w") as f:
+                json.dump(c, f)
+        for name, data in (files or {}).items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        out = os.path.join(WORK, "out-%s.gguf" % tag)
+        return d, out
+
+    deep = b"[" * 10 ** 6 + b"]" * 10 ** 6
+    cases = [
+        ("vocab", "config.json claims 4,294,967,295 tokens",
+         {"vocab_size": 4294967295}, None),
+        ("head_dim", "config.json claims a head size of 2^31 (llama3 rope)",
+         {"head_dim": 1 << 31}, None),
+        ("deep_config", "config.json nested 10^6 deep", None, {"config.json": deep}),
+        ("deep_tokenizer", "tokenizer.json nested 10^6 deep", None,
+         {"tokenizer.json": deep}),
+    ]
+    for tag, label, changes, files in cases:
+        d, out = variant(tag, changes, files)
+        check("convert: " + label, ["convert", d, "-o", out, "-j", "1"], 1, 10, 256)
+        if os.path.exists(out):
+            global passed
+            passed -= 1
+            failed += 1
+            print("FAIL     %s left at the target path" % out)
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    if SANITIZER:
+        print("# TS_SANITIZER is set: peak RSS not checked, time limits x%d" % SLOW)
+    try:
+        claimed_counts()
+        deep_nesting()
+        giant_strings()
+        many_tensors()
+        converter_inputs()
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

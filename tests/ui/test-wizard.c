@@ -1,0 +1,691 @@
+/* test-wizard.c: the conversion wizard and the audit pane, end to end,
+ * under a virtual display
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <string.h>
+
+#include "ts-application.h"
+#include "ts-audit-window.h"
+#include "ts-convert-wizard.h"
+
+static TsApplication *app;
+static char *fixture_dir;
+static char *sample_dir;
+static char *converted_path;
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  gboolean *timed_out = data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+run_for (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, timeout_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+typedef gboolean (*Condition) (gpointer data);
+
+/* Runs the main loop until @condition holds, failing after @seconds. */
+static void
+wait_until (Condition   condition,
+            gpointer    data,
+            guint       seconds,
+            const char *what)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add_seconds (seconds, timeout_cb, &timed_out);
+
+  while (!timed_out && !condition (data))
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  if (!condition (data))
+    g_error ("timed out waiting for %s", what);
+}
+
+static gboolean wizard_idle (gpointer data) { return !ts_convert_wizard_get_busy (data); }
+
+static void
+render_png (GtkWidget  *widget,
+            const char *name)
+{
+  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+
+  if (dir == NULL)
+    dir = g_get_tmp_dir ();
+  g_mkdir_with_parents (dir, 0755);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_cmpint (width, >, 0);
+  g_assert_cmpint (height, >, 0);
+
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                         node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+/* Renders @widget as it is on screen into <screenshot dir>/@name, after
+ * transitions finish. */
+static void
+save_screenshot (GtkWidget  *widget,
+                 const char *name)
+{
+  run_for (400);
+  for (guint i = 0; i < 100 && gtk_widget_get_width (widget) == 0; i++)
+    run_for (100);
+  render_png (widget, name);
+}
+
+static TsConvertWizard *
+open_wizard (const char *dir)
+{
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  TsConvertWizard *wizard = ts_convert_wizard_new (GTK_APPLICATION (app));
+
+  gtk_window_present (GTK_WINDOW (wizard));
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "source");
+  g_assert_false (ts_convert_wizard_can_go_next (wizard));
+  ts_convert_wizard_set_source (wizard, folder);
+  wait_until (wizard_idle, wizard, 30, "the source scan");
+  return wizard;
+}
+
+static void
+write_sample (const char            *dir,
+              const TsSampleOptions *options)
+{
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (ts_sample_write (folder, options, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static guint
+count_dir_entries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint n = 0;
+
+  while (dir != NULL && g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* HTML well-formedness                                                      */
+
+typedef struct
+{
+  guint n_svg;
+  guint n_check_rows;
+  guint n_pair_rows;
+  guint depth;
+} HtmlStats;
+
+static void
+html_start (GMarkupParseContext  *context,
+            const char           *element,
+            const char          **names,
+            const char          **values,
+            gpointer              user_data,
+            GError              **error)
+{
+  HtmlStats *stats = user_data;
+
+  stats->depth++;
+  if (g_str_equal (element, "svg"))
+    stats->n_svg++;
+  if (g_str_equal (element, "tr"))
+    for (guint i = 0; names[i] != NULL; i++)
+      if (g_str_equal (names[i], "class"))
+        {
+          stats->n_check_rows += g_str_equal (values[i], "check");
+          stats->n_pair_rows += g_str_equal (values[i], "pair");
+        }
+}
+
+static void
+html_end (GMarkupParseContext  *context,
+          const char           *element,
+          gpointer              user_data,
+          GError              **error)
+{
+  ((HtmlStats *) user_data)->depth--;
+}
+
+static void
+check_html (const char    *path,
+            TsAuditReport *report)
+{
+  static const GMarkupParser parser = { html_start, html_end, NULL, NULL, NULL };
+  g_autofree char *html = NULL;
+  g_autoptr(GMarkupParseContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  HtmlStats stats = { 0 };
+  GListModel *checks = ts_audit_report_get_checks (report);
+  GListModel *pairs = ts_audit_report_get_pairs (report);
+  const char *cursor;
+  guint n_svg_text = 0;
+
+  g_assert_true (g_file_get_contents (path, &html, NULL, NULL));
+  g_assert_true (g_str_has_prefix (html, "<!DOCTYPE html>"));
+
+  /* the whole page is well-formed XML: the two inline SVGs too */
+  context = g_markup_parse_context_new (&parser, 0, &stats, NULL);
+  g_markup_parse_context_parse (context, html, -1, &error);
+  g_assert_no_error (error);
+  g_markup_parse_context_end_parse (context, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.depth, ==, 0);
+
+  for (cursor = html; (cursor = strstr (cursor, "<svg")) != NULL; cursor++)
+    n_svg_text++;
+  g_assert_cmpuint (n_svg_text, ==, 2);
+  g_assert_cmpuint (stats.n_svg, ==, 2);
+  /* no XML prolog inside the page, and no id shared by the two diagrams */
+  g_assert_null (strstr (html, "<?xml"));
+  g_assert_nonnull (strstr (html, "id=\"src-"));
+  g_assert_nonnull (strstr (html, "id=\"dst-"));
+
+  g_assert_cmpuint (stats.n_check_rows, ==, g_list_model_get_n_items (checks));
+  g_assert_cmpuint (stats.n_pair_rows, ==, g_list_model_get_n_items (pairs));
+  for (guint i = 0; i < g_list_model_get_n_items (checks); i++)
+    {
+      g_autoptr(TsAuditCheck) check = g_list_model_get_item (checks, i);
+      g_autofree char *escaped = g_markup_escape_text (ts_audit_check_get_name (check), -1);
+
+      g_assert_nonnull (strstr (html, escaped));
+    }
+  g_assert_nonnull (strstr (html, "<td class=\"name\">blk.0.attn_q.weight</td>"));
+  g_assert_nonnull (strstr (html, "<td class=\"name\">model.layers.0.self_attn.q_proj.weight</td>"));
+}
+
+typedef struct
+{
+  gboolean done;
+  gboolean ok;
+  GError  *error;
+} ExportWait;
+
+static void
+export_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  ExportWait *wait = user_data;
+
+  wait->ok = ts_audit_pane_export_finish (TS_AUDIT_PANE (object), result, &wait->error);
+  wait->done = TRUE;
+}
+
+static gboolean export_finished (gpointer data) { return ((ExportWait *) data)->done; }
+
+static void
+export_report (TsAuditPane *pane,
+               const char  *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  ExportWait wait = { 0 };
+
+  ts_audit_pane_export_async (pane, file, NULL, export_done, &wait);
+  wait_until (export_finished, &wait, 30, "the report export");
+  g_assert_no_error (wait.error);
+  g_assert_true (wait.ok);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                     */
+
+/* The preview's diagram drew the file before it existed: same bands. */
+static void
+check_predicted_layout (TsConversionPlan *plan,
+                        TsModelFile      *output)
+{
+  g_autoptr(TsLayout) predicted = ts_layout_new_for_plan (plan);
+  g_autoptr(TsLayout) actual = ts_layout_new (output);
+
+  g_assert_null (ts_layout_get_model (predicted));
+  g_assert_cmpuint (ts_layout_get_n_bands (predicted), ==, ts_layout_get_n_bands (actual));
+  g_assert_cmpuint (ts_layout_get_max_part_size (predicted), ==, ts_layout_get_max_part_size (actual));
+  for (guint i = 0; i < ts_layout_get_n_bands (actual); i++)
+    {
+      const TsLayoutBand *p = ts_layout_get_band (predicted, i);
+      const TsLayoutBand *a = ts_layout_get_band (actual, i);
+
+      g_assert_cmpint (p->type, ==, a->type);
+      g_assert_cmpint (p->kind, ==, a->kind);
+      g_assert_cmpint (p->role, ==, a->role);
+      g_assert_cmpuint (p->offset, ==, a->offset);
+      g_assert_cmpuint (p->length, ==, a->length);
+      if (a->type == TS_LAYOUT_BAND_TENSOR)
+        g_assert_cmpstr (p->label, ==, ts_tensor_get_name (a->tensor));
+    }
+
+  /* and it renders like any other layout */
+  ts_layout_allocate (predicted, 900);
+  {
+    g_autoptr(GBytes) svg = ts_layout_render (predicted, TS_LAYOUT_EXPORT_SVG, 900, 0, NULL);
+    const TsLayoutBand *last = ts_layout_get_band (predicted, ts_layout_get_n_bands (predicted) - 1);
+    g_autofree char *description = ts_layout_dup_band_description (predicted, last);
+
+    g_assert_nonnull (svg);
+    g_assert_cmpint (last->type, ==, TS_LAYOUT_BAND_TENSOR);
+    g_assert_nonnull (strstr (description, last->label));
+  }
+}
+
+static gboolean
+sizes_known (gpointer data)
+{
+  return ts_convert_wizard_get_predicted_size (data, TS_OUTTYPE_Q8_0) > 0 &&
+         ts_convert_wizard_get_predicted_size (data, TS_OUTTYPE_F32) > 0;
+}
+
+static gboolean
+on_verify_done (gpointer data)
+{
+  const char *state = ts_convert_wizard_get_verify_state (data);
+
+  return g_strcmp0 (ts_convert_wizard_get_page (data), "verify") == 0 &&
+         g_strcmp0 (state, "running") != 0 && !ts_convert_wizard_get_busy (data);
+}
+
+static void
+test_wizard_end_to_end (void)
+{
+  TsConvertWizard *wizard = open_wizard (sample_dir);
+  g_autofree char *findings = ts_convert_wizard_dup_findings (wizard);
+  g_autofree char *target_path = NULL;
+  g_autofree char *html_path = g_build_filename (fixture_dir, "audit.html", NULL);
+  g_autofree char *json_path = g_build_filename (fixture_dir, "audit.json", NULL);
+  g_autoptr(TsModelFile) output = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  TsConversionPlan *plan;
+  TsAuditPane *pane;
+  TsAuditReport *report;
+  TsMetadataEntry *license;
+  GFile *target;
+  GStatBuf st;
+  g_autofree char *license_value = NULL;
+
+  /* 1. Source: what was found, and Next enabled */
+  g_test_message ("findings:\n%s", findings);
+  g_assert_null (ts_convert_wizard_get_problem (wizard));
+  g_assert_true (ts_convert_wizard_can_go_next (wizard));
+  g_assert_nonnull (strstr (findings, "Weights: 2 Safetensors files"));
+  g_assert_nonnull (strstr (findings, "Architecture: llama"));
+  g_assert_nonnull (strstr (findings, "Source types: BF16"));
+  save_screenshot (GTK_WIDGET (wizard), "wizard-1-source.png");
+
+  /* 2. Options: a predicted size per output type, default name, naming */
+  ts_convert_wizard_go_next (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "options");
+  wait_until (sizes_known, wizard, 30, "the predicted sizes");
+  g_assert_cmpuint (ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_F32), >,
+                    ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_BF16));
+  g_assert_cmpuint (ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_BF16), >,
+                    ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_Q8_0));
+  g_assert_cmpuint (ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_F16), ==,
+                    ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_BF16));
+  g_assert_cmpuint (ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_AUTO), ==,
+                    ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_BF16));
+  g_assert_cmpstr (ts_convert_wizard_get_naming (wizard, "name"), !=, "");
+  ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_BF16);
+  ts_convert_wizard_set_naming (wizard, "license", "apache-2.0");
+  save_screenshot (GTK_WIDGET (wizard), "wizard-2-options.png");
+
+  /* 3. Preview: the plan, with the edit applied */
+  ts_convert_wizard_go_next (wizard);
+  wait_until (wizard_idle, wizard, 30, "the plan");
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  plan = ts_convert_wizard_get_plan (wizard);
+  g_assert_nonnull (plan);
+  g_assert_cmpint (ts_conversion_plan_get_outtype (plan), ==, TS_OUTTYPE_BF16);
+  target = ts_convert_wizard_get_target (wizard);
+  target_path = g_file_get_path (target);
+  g_assert_true (g_str_has_suffix (target_path, "-BF16.gguf"));
+  g_assert_false (g_file_test (target_path, G_FILE_TEST_EXISTS));
+  save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview.png");
+
+  /* 4. Convert, then 5. Verify: the audit runs by itself */
+  ts_convert_wizard_go_next (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
+  wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
+  g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "result");
+  g_assert_true (g_file_test (target_path, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (g_stat (target_path, &st), ==, 0);
+  g_assert_cmpuint (ts_conversion_plan_get_predicted_size (plan), ==, (guint64) st.st_size);
+
+  pane = ts_convert_wizard_get_audit_pane (wizard);
+  report = ts_audit_pane_get_report (pane);
+  g_assert_nonnull (report);
+  g_assert_true (ts_audit_report_get_passed (report));
+  for (guint i = 0; i < g_list_model_get_n_items (ts_audit_report_get_checks (report)); i++)
+    {
+      g_autoptr(TsAuditCheck) check = g_list_model_get_item (ts_audit_report_get_checks (report), i);
+
+      g_assert_cmpint (ts_audit_check_get_status (check), !=, TS_AUDIT_FAIL);
+    }
+  g_assert_cmpuint (g_list_model_get_n_items (ts_audit_pane_get_pair_rows (pane)), ==,
+                    g_list_model_get_n_items (ts_audit_report_get_pairs (report)));
+  ts_audit_pane_set_failures_only (pane, TRUE);
+  g_assert_cmpuint (g_list_model_get_n_items (ts_audit_pane_get_pair_rows (pane)), ==, 0);
+  ts_audit_pane_set_failures_only (pane, FALSE);
+  save_screenshot (GTK_WIDGET (wizard), "wizard-5-verify.png");
+  ts_audit_pane_show_view (pane, "tensors");
+  save_screenshot (GTK_WIDGET (wizard), "audit-pane-tensors.png");
+  ts_audit_pane_show_view (pane, "sizes");
+  save_screenshot (GTK_WIDGET (wizard), "audit-pane-sizes.png");
+  ts_audit_pane_show_view (pane, "checks");
+
+  /* the edited license is in the file; the rest is the converter's */
+  output = ts_model_file_load (target, NULL, &error);
+  g_assert_no_error (error);
+  license = ts_model_file_lookup_metadata (output, "general.license");
+  g_assert_nonnull (license);
+  license_value = ts_metadata_entry_dup_string (license);
+  g_assert_cmpstr (license_value, ==, "apache-2.0");
+
+  check_predicted_layout (plan, output);
+
+  /* the reports */
+  export_report (pane, html_path);
+  check_html (html_path, report);
+  export_report (pane, json_path);
+  json_parser_load_from_file (parser, json_path, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+
+  converted_path = g_steal_pointer (&target_path);
+  gtk_window_destroy (GTK_WINDOW (wizard));
+}
+
+typedef struct
+{
+  TsConvertWizard *wizard;
+  gint64           cancelled_at;
+  gboolean         screenshot;
+} CancelState;
+
+static gboolean
+conversion_halfway (gpointer data)
+{
+  TsConverter *converter = ts_convert_wizard_get_converter (data);
+
+  return converter != NULL && ts_converter_get_fraction (converter) > 0.02;
+}
+
+static gboolean
+conversion_stopped (gpointer data)
+{
+  return g_strcmp0 (ts_convert_wizard_get_convert_state (data), "running") != 0;
+}
+
+static void
+test_wizard_cancel (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "big-sample", NULL);
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "cancel-out", NULL);
+  g_autofree char *out_path = g_build_filename (out_dir, "big.gguf", NULL);
+  g_autoptr(GFile) out = g_file_new_for_path (out_path);
+  TsSampleOptions options;
+  TsConvertWizard *wizard;
+  TsConverter *converter;
+  gint64 cancelled_at;
+  double latency;
+
+  /* big enough that F32 output takes a while to write */
+  ts_sample_options_init (&options);
+  options.n_layers = 8;
+  options.hidden_size = 1024;
+  options.n_heads = 16;
+  options.n_kv_heads = 4;
+  options.intermediate_size = 2816;
+  options.vocab_size = 8192;
+  write_sample (dir, &options);
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+
+  wizard = open_wizard (dir);
+  ts_convert_wizard_go_next (wizard);
+  ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_F32);
+  ts_convert_wizard_set_target (wizard, out);
+  ts_convert_wizard_go_next (wizard);
+  wait_until (wizard_idle, wizard, 30, "the plan");
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  ts_convert_wizard_go_next (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
+
+  /* mid-way: the progress shows, then Stop */
+  wait_until (conversion_halfway, wizard, 30, "conversion progress");
+  converter = ts_convert_wizard_get_converter (wizard);
+  g_assert_nonnull (converter);
+  g_assert_cmpfloat (ts_converter_get_fraction (converter), <, 1.0);
+  /* let a frame paint, without giving the conversion time to finish */
+  run_for (250);
+  g_assert_nonnull (ts_convert_wizard_get_converter (wizard));
+  g_test_message ("screenshot at %.0f %%", 100 * ts_converter_get_fraction (converter));
+  render_png (GTK_WIDGET (wizard), "wizard-4-convert.png");
+  cancelled_at = g_get_monotonic_time ();
+  ts_convert_wizard_cancel_conversion (wizard);
+  wait_until (conversion_stopped, wizard, 5, "the conversion to stop");
+  latency = (g_get_monotonic_time () - cancelled_at) / (double) G_USEC_PER_SEC;
+  g_test_message ("stopped %.3f s after Stop", latency);
+  g_assert_cmpfloat (latency, <, 1.0);
+
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "cancelled");
+  g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  /* no temporary file either */
+  g_assert_cmpuint (count_dir_entries (out_dir), ==, 0);
+  save_screenshot (GTK_WIDGET (wizard), "wizard-4-cancelled.png");
+
+  /* Back leads to the preview again */
+  ts_convert_wizard_go_back (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+
+  gtk_window_destroy (GTK_WINDOW (wizard));
+}
+
+static void
+copy_file (const char *from,
+           const char *to)
+{
+  g_autofree char *contents = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (from, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (to, contents, len, NULL));
+}
+
+static void
+test_wizard_broken_source (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "broken", NULL);
+  g_autofree char *shard = g_build_filename (dir, "model-00002-of-00002.safetensors", NULL);
+  TsSampleOptions options;
+  TsConvertWizard *wizard;
+  const char *problem;
+
+  ts_sample_options_init (&options);
+  write_sample (dir, &options);
+  g_assert_cmpint (g_remove (shard), ==, 0);
+
+  wizard = open_wizard (dir);
+  problem = ts_convert_wizard_get_problem (wizard);
+  g_test_message ("problem: %s", problem);
+  g_assert_nonnull (problem);
+  g_assert_nonnull (strstr (problem, "model-00002-of-00002.safetensors"));
+  g_assert_false (ts_convert_wizard_can_go_next (wizard));
+  ts_convert_wizard_go_next (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "source");
+  save_screenshot (GTK_WIDGET (wizard), "wizard-1-broken-source.png");
+
+  gtk_window_destroy (GTK_WINDOW (wizard));
+}
+
+static TsAuditWindow *
+find_audit_window (void)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (TS_IS_AUDIT_WINDOW (l->data))
+      return l->data;
+  return NULL;
+}
+
+static gboolean
+audit_finished (gpointer data)
+{
+  const char *page = ts_audit_window_get_page (data);
+
+  return g_strcmp0 (page, "result") == 0 || g_strcmp0 (page, "error") == 0;
+}
+
+static void
+test_audit_corrupted (void)
+{
+  g_autofree char *path = g_build_filename (fixture_dir, "corrupted.gguf", NULL);
+  g_autoptr(GFile) source = g_file_new_for_path (sample_dir);
+  g_autoptr(GFile) target = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsModelFile) model = NULL;
+  g_autofree char *contents = NULL;
+  TsAuditWindow *window;
+  TsAuditPane *pane;
+  GListModel *rows;
+  TsTensor *tensor;
+  guint64 offset;
+  gsize len;
+
+  g_assert_nonnull (converted_path);
+  copy_file (converted_path, path);
+
+  /* flip one byte in the middle of one tensor's data */
+  model = ts_model_file_load (target, NULL, &error);
+  g_assert_no_error (error);
+  tensor = ts_model_file_lookup_tensor (model, "blk.1.ffn_down.weight");
+  g_assert_nonnull (tensor);
+  offset = ts_tensor_get_offset (tensor) + ts_tensor_get_size (tensor) / 2;
+  g_clear_object (&model);
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  g_assert_cmpuint (offset, <, len);
+  contents[offset] ^= 0x40;
+  g_assert_true (g_file_set_contents (path, contents, len, NULL));
+
+  /* from the menu */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "audit", NULL);
+  window = find_audit_window ();
+  g_assert_nonnull (window);
+  g_assert_cmpstr (ts_audit_window_get_page (window), ==, "choose");
+  ts_audit_window_set_files (window, source, target);
+  save_screenshot (GTK_WIDGET (window), "audit-choose.png");
+  ts_audit_window_start (window);
+  wait_until (audit_finished, window, 60, "the audit");
+  g_assert_cmpstr (ts_audit_window_get_page (window), ==, "result");
+
+  pane = ts_audit_window_get_pane (window);
+  g_assert_false (ts_audit_report_get_passed (ts_audit_pane_get_report (pane)));
+  /* a failed audit opens on its failures: exactly the corrupted tensor */
+  rows = ts_audit_pane_get_pair_rows (pane);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 1);
+  {
+    g_autoptr(TsAuditPair) pair = g_list_model_get_item (rows, 0);
+
+    g_test_message ("failing pair: %s", ts_audit_pair_get_detail (pair));
+    g_assert_cmpstr (ts_audit_pair_get_target_name (pair), ==, "blk.1.ffn_down.weight");
+    g_assert_cmpint (ts_audit_pair_get_status (pair), ==, TS_AUDIT_FAIL);
+    g_assert_cmpuint (ts_audit_pair_get_n_mismatch (pair), >=, 1);
+  }
+  save_screenshot (GTK_WIDGET (window), "audit-pane-failed.png");
+  ts_audit_pane_show_view (pane, "checks");
+  save_screenshot (GTK_WIDGET (window), "audit-pane-failed-checks.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_remove (child);
+    }
+  g_rmdir (path);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  TsSampleOptions options;
+  int ret;
+
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  fixture_dir = g_dir_make_tmp ("test-wizard-XXXXXX", &error);
+  g_assert_no_error (error);
+  sample_dir = g_build_filename (fixture_dir, "tiny-llama", NULL);
+  ts_sample_options_init (&options);
+  write_sample (sample_dir, &options);
+
+  app = ts_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+
+  /* in order: the audit of a corrupted file uses the converted one */
+  g_test_add_func ("/wizard/end-to-end", test_wizard_end_to_end);
+  g_test_add_func ("/wizard/cancel", test_wizard_cancel);
+  g_test_add_func ("/wizard/broken-source", test_wizard_broken_source);
+  g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
+
+  ret = g_test_run ();
+
+  g_object_unref (app);
+  remove_tree (fixture_dir);
+  g_free (converted_path);
+  g_free (sample_dir);
+  g_free (fixture_dir);
+  return ret;
+}
