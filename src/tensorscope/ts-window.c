@@ -256,6 +256,10 @@ load_done (GObject      *object,
     set_model (self, model);
 }
 
+static void file_chosen (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data);
+
 void
 ts_window_open (TsWindow *self,
                 GFile    *file)
@@ -266,6 +270,15 @@ ts_window_open (TsWindow *self,
 
   g_return_if_fail (TS_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
+
+  /* In the Flatpak sandbox the document portal shows only this shard, not
+   * its index or the other shards: ask for the checkpoint's folder. */
+  if (ts_file_chooser_should_ask_for_folder (file))
+    {
+      ts_file_chooser_run_async (GTK_WINDOW (self), TS_FILE_CHOOSER_OPEN_FOLDER, NULL,
+                                 NULL, file_chosen, g_object_ref (self));
+      return;
+    }
 
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "loading") != 0)
     {

@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include "ts-screenshot.h"
+
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <string.h>
@@ -259,41 +261,7 @@ static void
 save_screenshot (GtkWidget  *widget,
                  const char *name)
 {
-  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-  g_autoptr(GdkPaintable) paintable = NULL;
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  GskRenderer *renderer;
-  int width, height;
-
-  /* let transitions finish and the frame clock paint; a slow (sanitizer)
-   * build can take several seconds to map and allocate a new window */
-  run_for (400);
-  for (guint i = 0; i < 100 && gtk_widget_get_width (widget) == 0; i++)
-    run_for (100);
-
-  if (dir == NULL)
-    dir = g_get_tmp_dir ();
-  g_mkdir_with_parents (dir, 0755);
-  path = g_build_filename (dir, name, NULL);
-
-  width = gtk_widget_get_width (widget);
-  height = gtk_widget_get_height (widget);
-  g_assert_cmpint (width, >, 0);
-  g_assert_cmpint (height, >, 0);
-
-  paintable = gtk_widget_paintable_new (widget);
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-
-  renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
+  ts_test_save_screenshot (widget, name, 400);
 }
 
 static TsWindow *

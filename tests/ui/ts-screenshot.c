@@ -1,0 +1,74 @@
+/* ts-screenshot.c
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "ts-screenshot.h"
+
+static gboolean
+quit_loop (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+void
+ts_test_run_for (guint ms)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+
+  g_timeout_add (ms, quit_loop, loop);
+  g_main_loop_run (loop);
+}
+
+static GskRenderNode *
+snapshot_widget (GtkWidget *widget,
+                 int        width,
+                 int        height)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
+  return gtk_snapshot_free_to_node (snapshot);
+}
+
+void
+ts_test_save_screenshot (GtkWidget  *widget,
+                         const char *name,
+                         guint       settle_ms)
+{
+  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  int width = 0, height = 0;
+
+  if (settle_ms > 0)
+    ts_test_run_for (settle_ms);
+  for (guint i = 0; i < 200 && node == NULL; i++)
+    {
+      width = gtk_widget_get_width (widget);
+      height = gtk_widget_get_height (widget);
+      if (gtk_widget_get_mapped (widget) && width > 0 && height > 0)
+        node = snapshot_widget (widget, width, height);
+      if (node == NULL)
+        ts_test_run_for (50);
+    }
+  if (node == NULL)
+    g_error ("%s: the widget was never drawn (%d × %d)", name, width, height);
+
+  if (dir == NULL)
+    dir = g_get_tmp_dir ();
+  g_mkdir_with_parents (dir, 0755);
+  path = g_build_filename (dir, name, NULL);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                         node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}

@@ -1,0 +1,23 @@
+/* ts-screenshot.h: screenshots for the UI tests
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* Iterates the default main context for @ms milliseconds. */
+void ts_test_run_for         (guint       ms);
+/* Renders @widget as it is on screen into <TS_SCREENSHOT_DIR>/@name, after
+ * letting the main loop run @settle_ms (for transitions), and once it is
+ * mapped, allocated and has drawn (a loaded machine or a sanitizer build
+ * can take seconds to get there). */
+void ts_test_save_screenshot (GtkWidget  *widget,
+                              const char *name,
+                              guint       settle_ms);
+
+G_END_DECLS
