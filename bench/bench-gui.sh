@@ -11,9 +11,12 @@
 #   (b) a GGUF v3 with 50,000 tensors;
 # and runs bench-gui on both under Xvfb with the cairo renderer, which prints
 #   - open → first frame of the layout and table (target ≤ 300 ms), and
+#     open → the first frame with the layout's picture (drawn on a worker);
 #   - for (b): the longest main-loop stall while scrolling the 50,000-row
-#     table, hovering the layout and zooming it (target ≤ 16 ms).
-# Prints figures only; it asserts nothing. Needs xvfb-run.
+#     table, hovering the layout and zooming it (target ≤ 16 ms), with the
+#     frame time's median and 95th percentile.
+# Prints figures only; it asserts nothing. Needs xvfb-run. The figures that
+# count are a release build's (-Dbuildtype=release): see README.md.
 
 set -euo pipefail
 

@@ -251,7 +251,7 @@ def many_tensors():
                     % (i, i, i + 1) for i in range(n)) + b"}",
                 sparse_data=n)
     check("Safetensors 10^6 tensors (%d MB header)" % (os.path.getsize(p) // MB),
-          ["inspect", p], 0, 30, 2048)
+          ["inspect", p], 0, 60, 2048)
 
 
 def deep_nesting():

@@ -108,6 +108,12 @@ def random_cancellation(big, out_dir, rng, runs=20):
             if not is_complete_gguf(target):
                 problems.append("run %d (%.3f s): exit 0 but an incomplete output" % (i, delay))
             os.remove(target)
+        elif p.returncode == -signal.SIGINT and delay < 0.05 * span:
+            # the signal came before the CLI installed its handler: killed
+            # before it could write anything (checked below)
+            cancelled += 1
+            if os.path.exists(target):
+                problems.append("run %d (%.3f s): output left at the target path" % (i, delay))
         elif p.returncode == 1 and "cancel" in err.lower():
             cancelled += 1
             if os.path.exists(target):
@@ -198,8 +204,18 @@ def unwritable_targets(good, out_dir):
     before = digest(good)
     ro = os.path.join(WORK, "ro")
     full = os.path.join(WORK, "full")
-    mounted_ro = mount_tmpfs(ro, "ro,size=1m")
+    mounted_ro = mount_tmpfs(ro, "ro,size=64m")
     mounted_full = mount_tmpfs(full, "size=256k")
+    if mounted_full:
+        # fill it: the space check before converting and the writes of an
+        # export must both meet a full file system
+        try:
+            with open(os.path.join(full, "filler"), "wb") as f:
+                while True:
+                    f.write(b"\0" * 4096)
+                    f.flush()
+        except OSError:
+            pass
     blocker = os.path.join(out_dir, "a-file")
     with open(blocker, "w") as f:
         f.write("not a folder")
@@ -212,7 +228,7 @@ def unwritable_targets(good, out_dir):
             print("# cannot mount tmpfs: read-only and full file system cases skipped")
         if mounted_full:
             targets.append(("full file system (256 KiB tmpfs)", full,
-                            ["space", "no space"]))
+                            ["space", "free"]))
         for label, folder, words in targets:
             for kind, args, name in (
                     ("convert", ["convert", good, "--jobs", "1", "-o"], "out.gguf"),
@@ -227,8 +243,11 @@ def unwritable_targets(good, out_dir):
                     problems.append("message lacks %s: %s" % (words, r.stderr.strip()))
                 if os.path.exists(target):
                     problems.append("a file at the target path")
-                if os.path.isdir(folder) and leftovers(folder):
-                    problems.append("temporary files %s" % leftovers(folder))
+                left = leftovers(folder) if os.path.isdir(folder) else []
+                if left:
+                    problems.append("temporary files %s" % left)
+                    for n in left:
+                        os.remove(os.path.join(folder, n))
                 check("%s: %s (%s)" % (kind, label, r.stderr.strip()[:80]),
                       not problems, "; ".join(problems))
     finally:

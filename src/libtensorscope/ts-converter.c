@@ -753,6 +753,10 @@ ts_converter_run_async (TsConverter         *self,
   data->overwrite = overwrite;
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, ts_converter_run_async);
+  /* Once the output is committed the run succeeded: a cancellation that
+   * arrives after that must not turn it into a reported failure with the
+   * file left in place (the worker checks the cancellable before commit). */
+  g_task_set_check_cancellable (task, FALSE);
   g_task_set_task_data (task, data, (GDestroyNotify) run_data_free);
   g_task_run_in_thread (task, run_thread);
 }

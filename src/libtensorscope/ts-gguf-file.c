@@ -120,6 +120,9 @@ read_string (TsCursor     *c,
 {
   guint64 start = c->pos;
 
+  /* defined on failure too: -O3 inlining otherwise warns at every caller */
+  *str = NULL;
+  *len = 0;
   if (!read_u64 (c, len, what, error))
     return FALSE;
   if (*len > remaining (c))

@@ -403,6 +403,7 @@ ts_hf_tokenizer_is_llama3_pre_tokenizer (JsonNode *pre_tokenizer)
 
   if (pre_tokenizer == NULL || !JSON_NODE_HOLDS_OBJECT (pre_tokenizer) ||
       !node_has_string (json_node_get_object (pre_tokenizer), "type", "Sequence") ||
+      member (json_node_get_object (pre_tokenizer), "pretokenizers") == NULL ||
       !JSON_NODE_HOLDS_ARRAY (member (json_node_get_object (pre_tokenizer), "pretokenizers")))
     return FALSE;
   steps = json_node_get_array (member (json_node_get_object (pre_tokenizer), "pretokenizers"));

@@ -91,6 +91,22 @@ TsLayout           *ts_layout_new               (TsModelFile   *model);
 /* the predicted layout of the GGUF file @plan will write */
 TsLayout           *ts_layout_new_for_plan      (TsConversionPlan *plan);
 TsModelFile        *ts_layout_get_model         (TsLayout      *self);
+/* ts_layout_new() on a worker thread: a 50,000-tensor model takes tens of
+ * milliseconds (roles, sorting, the tensor index) */
+void                ts_layout_new_async         (TsModelFile         *model,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+TsLayout           *ts_layout_new_finish        (GAsyncResult        *result,
+                                                 GError             **error);
+/* Same bands (same ids), options and view range; the label strings and the
+ * tensor index are shared, read-only. Nothing else refers to the copy, so
+ * a worker thread may allocate and draw it while @self stays in use. */
+TsLayout           *ts_layout_copy              (TsLayout      *self);
+/* Moves the geometry of @allocated, a ts_layout_copy() of @self allocated
+ * since, into @self, in O(1). Band pointers of @self become invalid. */
+void                ts_layout_take_geometry     (TsLayout      *self,
+                                                 TsLayout      *allocated);
 
 void                ts_layout_set_show_title    (TsLayout      *self,
                                                  gboolean       show_title);

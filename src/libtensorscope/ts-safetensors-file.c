@@ -83,6 +83,70 @@ clear_key_set (gpointer data)
     g_hash_table_unref (data);
 }
 
+/* A key as json-glib will store it: "\u0061" and "a" are the same key.
+ * Malformed escapes are kept as written (the JSON parser reports them). */
+static char *
+decode_key (const char *raw,
+            gsize       len)
+{
+  GString *out;
+
+  if (memchr (raw, '\\', len) == NULL)
+    return g_strndup (raw, len);
+  out = g_string_sized_new (len);
+  for (gsize i = 0; i < len; i++)
+    {
+      gunichar c;
+
+      if (raw[i] != '\\' || i + 1 >= len)
+        {
+          g_string_append_c (out, raw[i]);
+          continue;
+        }
+      switch (raw[++i])
+        {
+        case 'b': g_string_append_c (out, '\b'); break;
+        case 'f': g_string_append_c (out, '\f'); break;
+        case 'n': g_string_append_c (out, '\n'); break;
+        case 'r': g_string_append_c (out, '\r'); break;
+        case 't': g_string_append_c (out, '\t'); break;
+        case 'u':
+          if (i + 4 >= len || !g_ascii_isxdigit (raw[i + 1]) || !g_ascii_isxdigit (raw[i + 2]) ||
+              !g_ascii_isxdigit (raw[i + 3]) || !g_ascii_isxdigit (raw[i + 4]))
+            {
+              g_string_append (out, "\\u");
+              break;
+            }
+          c = (g_ascii_xdigit_value (raw[i + 1]) << 12) | (g_ascii_xdigit_value (raw[i + 2]) << 8) |
+              (g_ascii_xdigit_value (raw[i + 3]) << 4) | g_ascii_xdigit_value (raw[i + 4]);
+          i += 4;
+          /* a surrogate pair is one character; a lone surrogate stays raw */
+          if (c >= 0xd800 && c < 0xdc00 && i + 6 < len && raw[i + 1] == '\\' && raw[i + 2] == 'u')
+            {
+              char hex[5] = { raw[i + 3], raw[i + 4], raw[i + 5], raw[i + 6], 0 };
+              gunichar lo = (gunichar) g_ascii_strtoull (hex, NULL, 16);
+
+              if (lo >= 0xdc00 && lo < 0xe000)
+                {
+                  c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+                  i += 6;
+                }
+            }
+          if (c == 0)
+            i = len;            /* json-glib's C string keys end at U+0000 */
+          else if (g_unichar_validate (c))
+            g_string_append_unichar (out, c);
+          else
+            g_string_append_len (out, raw + i - 5, 6);
+          break;
+        default:                /* \" \\ \/ and anything malformed */
+          g_string_append_c (out, raw[i]);
+          break;
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
 static gboolean
 check_duplicate_keys (const char  *json,
                       gsize        len,
@@ -123,7 +187,7 @@ check_duplicate_keys (const char  *json,
           keys = stack->len > 0 ? g_ptr_array_index (stack, stack->len - 1) : NULL;
           if (expect_key && keys != NULL)
             {
-              char *key = g_strndup (json + start, i - start);
+              char *key = decode_key (json + start, i - start);
 
               if (!g_hash_table_add (keys, key))
                 return fail_at (error, file_name, base + start - 1,

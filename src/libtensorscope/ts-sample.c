@@ -686,7 +686,9 @@ sample_best_pair (GArray *words,
           g_array_append_val (pairs, pair);
         }
     }
-  qsort (pairs->data, pairs->len, sizeof (SamplePair), sample_compare_pairs);
+  /* qsort() with the NULL data of an empty array is undefined */
+  if (pairs->len > 0)
+    g_array_sort (pairs, sample_compare_pairs);
   for (guint i = 0, j; i < pairs->len; i = j)
     {
       guint64 count = 0;

@@ -85,6 +85,25 @@ status_icon_name (TsAuditStatus status)
     }
 }
 
+/* The cell's tooltip is its own text when that is cut off. Computed when
+ * asked: gtk_widget_set_tooltip_text() in a bind handler costs an X round
+ * trip (a pointer query) per cell, a main-loop stall on every rebind. */
+static gboolean
+on_cell_query_tooltip (GtkWidget  *label,
+                       int         x,
+                       int         y,
+                       gboolean    keyboard,
+                       GtkTooltip *tooltip,
+                       gpointer    user_data)
+{
+  const char *text = gtk_label_get_text (GTK_LABEL (label));
+
+  if (text == NULL || *text == '\0' || !pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))))
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
 static void
 setup_cell (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
@@ -101,7 +120,11 @@ setup_cell (GtkSignalListItemFactory *factory,
       gtk_label_set_max_width_chars (GTK_LABEL (label), 90);
     }
   else
-    gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+    {
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+      gtk_widget_set_has_tooltip (label, TRUE);
+      g_signal_connect (label, "query-tooltip", G_CALLBACK (on_cell_query_tooltip), NULL);
+    }
   if (column->css_class != NULL)
     gtk_widget_add_css_class (label, column->css_class);
 
@@ -146,7 +169,6 @@ bind_cell (GtkSignalListItemFactory *factory,
     g_autofree char *text = column->text (row);
 
     gtk_label_set_text (GTK_LABEL (child), text != NULL ? text : "");
-    gtk_widget_set_tooltip_text (child, column->wrap ? NULL : text);
   }
 }
 
@@ -239,13 +261,13 @@ build_columns (TsAuditPane *self)
               &(Column) { check_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 
   add_column (self->pairs_view, _("Source Tensor"),
-              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0 }, FALSE, 290);
+              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0 }, FALSE, 370);
   add_column (self->pairs_view, _("GGUF Tensor"),
-              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 210);
+              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 230);
   add_column (self->pairs_view, _("Transform"),
-              &(Column) { pair_transform, NULL, NULL, FALSE, 0 }, FALSE, 170);
+              &(Column) { pair_transform, NULL, NULL, FALSE, 0 }, FALSE, 210);
   add_column (self->pairs_view, _("Result"),
-              &(Column) { NULL, pair_status, NULL, FALSE, 0 }, FALSE, 110);
+              &(Column) { NULL, pair_status, NULL, FALSE, 0 }, FALSE, 100);
   add_column (self->pairs_view, _("Detail"),
               &(Column) { pair_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 

@@ -296,9 +296,59 @@ ts_export_dialog_class_init (TsExportDialogClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
+/* Enter on the closed Format drop-down exports too, instead of opening it
+ * again (Space and Alt+Down still open it); in its open list Enter picks a
+ * format, as always. */
+static gboolean
+on_key_pressed (TsExportDialog        *self,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                GtkEventControllerKey *controller)
+{
+  GtkWidget *focus;
+
+  if (keyval != GDK_KEY_Return && keyval != GDK_KEY_KP_Enter && keyval != GDK_KEY_ISO_Enter)
+    return FALSE;
+  if ((state & gtk_accelerator_get_default_mod_mask ()) != 0)
+    return FALSE;
+  focus = gtk_root_get_focus (GTK_ROOT (self));
+  if (focus == NULL || gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER) != NULL ||
+      !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->format_dropdown)))
+    return FALSE;
+  /* not gtk_widget_activate_default (): that activates the focused toggle
+   * button when it is one that may receive the default */
+  if (gtk_widget_is_sensitive (GTK_WIDGET (self->export_button)))
+    gtk_widget_activate (GTK_WIDGET (self->export_button));
+  return TRUE;
+}
+
+/* Enter in the width field exports, as in any dialog with a default
+ * button. GtkSpinButton has no activates-default before GTK 4.14: set it on
+ * its text child. */
+static void
+spin_activates_default (GtkSpinButton *spin)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (spin));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_TEXT (child))
+      gtk_text_set_activates_default (GTK_TEXT (child), TRUE);
+}
+
 static void
 ts_export_dialog_init (TsExportDialog *self)
 {
+  GtkEventController *key;
+
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
+  spin_activates_default (self->width_spin);
+  key = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (key, GTK_PHASE_CAPTURE);
+  g_signal_connect_object (key, "key-pressed", G_CALLBACK (on_key_pressed), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), key);
+  /* the first focusable widget would be the Format drop-down, which takes
+   * Enter for itself: start on the default button instead */
+  gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->export_button));
 }

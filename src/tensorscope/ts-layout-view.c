@@ -11,12 +11,25 @@
 
 #include "ts-layout-view.h"
 
-/* TsLayout computes the geometry and draws the static picture, which is
- * cached as a render node; this widget adds hover, selection and focus on
- * top of it, tooltips, zoom and keyboard navigation. */
+/* TsLayout computes the geometry and draws the static picture; this widget
+ * adds hover, selection and focus on top of it, tooltips, zoom and keyboard
+ * navigation.
+ *
+ * For 50,000 tensors, laying the bands out and drawing them takes tens of
+ * milliseconds, so neither happens on the main thread: every change of
+ * width, zoom or scale factor sends a private copy of the layout to a GTask
+ * worker, which allocates it, orders the bands for the keyboard and draws
+ * the picture into pixels. Meanwhile the view keeps showing (and
+ * hit-testing) the previous picture; a newer request cancels an older one,
+ * so a stale result is never applied. The result's geometry is swapped
+ * into the view's layout in O(1), and hit-testing is a bsearch on it. */
 
 #define MIN_WIDTH     360
 #define NAT_WIDTH     1000
+
+/* 64 Mpx (256 MB): a bigger picture (hundreds of shards) is kept as a
+ * cairo recording instead, drawn on the main thread */
+#define MAX_TEXTURE_PIXELS (64 * 1024 * 1024)
 
 typedef struct
 {
@@ -30,12 +43,15 @@ struct _TsLayoutView
 
   TsLayout          *layout;
   GtkSelectionModel *model;
-  GskRenderNode     *node;
+  GskRenderNode     *node;         /* the static picture of the geometry shown */
   GArray            *history;      /* Range: where zoom-back returns to */
   GArray            *nav;          /* band ids in keyboard order */
 
-  double             measured_width;
-  double             measured_height;
+  GCancellable      *cancellable;  /* the geometry request in flight */
+  double             requested_width;
+  int                requested_scale;
+  gboolean           pending;
+
   double             pointer_x;
   double             zoom_step;
   Range              pinch_start;
@@ -51,6 +67,7 @@ enum {
   PROP_LAYOUT,
   PROP_MODEL,
   PROP_ZOOMED,
+  PROP_PENDING,
   N_PROPS
 };
 
@@ -71,21 +88,23 @@ ts_layout_view_new (void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Geometry                                                                  */
+/* Geometry, on a worker thread                                              */
 
+/* Keyboard order: each strip left to right, a data region replaced by its
+ * visible tensors. Runs on the worker, on the request's copy. */
 static void
-build_nav (TsLayoutView *self)
+build_nav (TsLayout *layout,
+           GArray   *nav)
 {
-  guint n = ts_layout_get_n_bands (self->layout);
+  guint n = ts_layout_get_n_bands (layout);
   const TsLayoutBand *prev = NULL;
 
-  /* Keyboard order: each strip left to right, a data region replaced by
-   * its visible tensors. Band ids run strip by strip, regions before
-   * tensors, so a stable sort on (part, x) gives that order. */
-  g_array_set_size (self->nav, 0);
+  /* Band ids run strip by strip, regions before tensors, so a stable sort
+   * on (part, x) gives that order. */
+  g_array_set_size (nav, 0);
   for (guint i = 0; i < n; i++)
     {
-      const TsLayoutBand *b = ts_layout_get_band (self->layout, i);
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
       gboolean has_tensors = FALSE;
 
       if (!b->visible)
@@ -94,7 +113,7 @@ build_nav (TsLayoutView *self)
         {
           for (guint j = i + 1; j < n && !has_tensors; j++)
             {
-              const TsLayoutBand *t = ts_layout_get_band (self->layout, j);
+              const TsLayoutBand *t = ts_layout_get_band (layout, j);
               if (t->part != b->part)
                 break;
               has_tensors = t->parent == b->id && t->visible;
@@ -102,51 +121,216 @@ build_nav (TsLayoutView *self)
           if (has_tensors)
             continue;
         }
-      g_array_append_val (self->nav, i);
+      g_array_append_val (nav, i);
     }
 
   /* tensors come after all regions of their part: put them in x order */
-  for (guint i = 1; i < self->nav->len; i++)
+  for (guint i = 1; i < nav->len; i++)
     {
-      guint cur = g_array_index (self->nav, guint, i);
-      const TsLayoutBand *b = ts_layout_get_band (self->layout, cur);
+      guint cur = g_array_index (nav, guint, i);
+      const TsLayoutBand *b = ts_layout_get_band (layout, cur);
       guint j = i;
 
       while (j > 0)
         {
-          prev = ts_layout_get_band (self->layout, g_array_index (self->nav, guint, j - 1));
+          prev = ts_layout_get_band (layout, g_array_index (nav, guint, j - 1));
           if (prev->part < b->part || (prev->part == b->part && prev->x <= b->x))
             break;
-          g_array_index (self->nav, guint, j) = g_array_index (self->nav, guint, j - 1);
+          g_array_index (nav, guint, j) = g_array_index (nav, guint, j - 1);
           j--;
         }
-      g_array_index (self->nav, guint, j) = cur;
+      g_array_index (nav, guint, j) = cur;
     }
 }
 
-static void
-relayout (TsLayoutView *self,
-          double        width)
+/* The static picture in device pixels: a cairo node would keep a recording
+ * that every frame replays (50,000 tensor bands on each hover move); a
+ * texture is blitted. NULL when too big for one texture. */
+static cairo_surface_t *
+render_picture (TsLayout *layout,
+                int       scale)
 {
-  g_assert (self->layout != NULL);
+  int pw = (int) ceil (ts_layout_get_width (layout) * scale);
+  int ph = (int) ceil (ts_layout_get_height (layout) * scale);
+  cairo_surface_t *surface;
+  cairo_t *cr;
 
-  ts_layout_allocate (self->layout, width);
+  if (pw <= 0 || ph <= 0 || (gint64) pw * ph > MAX_TEXTURE_PIXELS)
+    return NULL;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, pw, ph);
+  cairo_surface_set_device_scale (surface, scale, scale);
+  cr = cairo_create (surface);
+  ts_layout_draw (layout, cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  return surface;
+}
+
+typedef struct
+{
+  TsLayout        *layout;    /* a private copy, allocated by the worker */
+  double           width;
+  int              scale;
+  GArray          *nav;
+  cairo_surface_t *surface;
+} GeometryRequest;
+
+static void
+geometry_request_free (gpointer data)
+{
+  GeometryRequest *req = data;
+
+  g_clear_object (&req->layout);
+  g_clear_pointer (&req->nav, g_array_unref);
+  g_clear_pointer (&req->surface, cairo_surface_destroy);
+  g_free (req);
+}
+
+static void
+geometry_worker (GTask        *task,
+                 gpointer      source_object,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  GeometryRequest *req = task_data;
+
+  ts_layout_allocate (req->layout, req->width);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  build_nav (req->layout, req->nav);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  req->surface = render_picture (req->layout, req->scale);
+  g_task_return_boolean (task, TRUE);
+}
+
+static GskRenderNode *
+texture_node_for_surface (cairo_surface_t *surface,
+                          double           width,
+                          double           height)
+{
+  int pw = cairo_image_surface_get_width (surface);
+  int ph = cairo_image_surface_get_height (surface);
+  int stride = cairo_image_surface_get_stride (surface);
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+
+  /* the texture keeps the surface's pixels, uncopied;
+   * CAIRO_FORMAT_ARGB32 is GDK_MEMORY_DEFAULT */
+  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
+                                      (gsize) stride * ph,
+                                      (GDestroyNotify) cairo_surface_destroy, surface);
+  texture = gdk_memory_texture_new (pw, ph, GDK_MEMORY_DEFAULT, bytes, stride);
+  return gsk_texture_node_new (texture, &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+static void
+set_pending (TsLayoutView *self,
+             gboolean      pending)
+{
+  if (self->pending == pending)
+    return;
+
+  self->pending = pending;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
+}
+
+static void
+apply_geometry (TsLayoutView    *self,
+                GeometryRequest *req)
+{
+  double old_height = ts_layout_get_height (self->layout);
+
+  ts_layout_take_geometry (self->layout, req->layout);
+  g_clear_pointer (&self->nav, g_array_unref);
+  self->nav = g_steal_pointer (&req->nav);
   g_clear_pointer (&self->node, gsk_render_node_unref);
-  build_nav (self);
+  if (req->surface != NULL)
+    self->node = texture_node_for_surface (g_steal_pointer (&req->surface),
+                                           ts_layout_get_width (self->layout),
+                                           ts_layout_get_height (self->layout));
 
   if (self->focus_band != TS_LAYOUT_NO_BAND &&
       !ts_layout_get_band (self->layout, self->focus_band)->visible)
     self->focus_band = TS_LAYOUT_NO_BAND;
+
+  set_pending (self, FALSE);
+  if (ts_layout_get_height (self->layout) != old_height)
+    gtk_widget_queue_resize (GTK_WIDGET (self));
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static void
+geometry_done (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  /* released here, on the main thread: a task's source object may be
+   * released on the worker, and a widget must not be finalized there */
+  g_autoptr(TsLayoutView) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* a cancelled request was replaced (or the view disposed): its
+   * result is stale, and self must not be touched */
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    return;
+
+  apply_geometry (self, g_task_get_task_data (G_TASK (result)));
+}
+
+static void
+cancel_request (TsLayoutView *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->requested_width = -1;
+}
+
+/* Cancels any request in flight and lays the current view range out for
+ * @width; the previous picture stays until the new one arrives. */
+static void
+request_geometry (TsLayoutView *self,
+                  double        width)
+{
+  g_autoptr(GTask) task = NULL;
+  GeometryRequest *req;
+
+  g_assert (self->layout != NULL);
+
+  cancel_request (self);
+  self->cancellable = g_cancellable_new ();
+  self->requested_width = width;
+  self->requested_scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+
+  req = g_new0 (GeometryRequest, 1);
+  req->layout = ts_layout_copy (self->layout);
+  req->width = width;
+  req->scale = self->requested_scale;
+  req->nav = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  task = g_task_new (NULL, self->cancellable, geometry_done, g_object_ref (self));
+  g_task_set_source_tag (task, request_geometry);
+  g_task_set_task_data (task, req, geometry_request_free);
+  g_task_run_in_thread (task, geometry_worker);
+  set_pending (self, TRUE);
+}
+
+/* The view range or the layout changed: lay out again at the current
+ * width, or at the next allocation if there is none yet. */
+static void
 view_changed (TsLayoutView *self)
 {
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+
   self->hover_band = TS_LAYOUT_NO_BAND;
-  self->measured_width = -1;
-  if (self->layout != NULL)
-    relayout (self, MAX (gtk_widget_get_width (GTK_WIDGET (self)), MIN_WIDTH));
-  gtk_widget_queue_resize (GTK_WIDGET (self));
+  if (self->layout != NULL && width > 0)
+    request_geometry (self, MAX (width, MIN_WIDTH));
+  else
+    {
+      cancel_request (self);
+      gtk_widget_queue_resize (GTK_WIDGET (self));
+    }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOMED]);
 }
 
@@ -160,7 +344,6 @@ ts_layout_view_measure (GtkWidget      *widget,
                         int            *natural_baseline)
 {
   TsLayoutView *self = TS_LAYOUT_VIEW (widget);
-  double current, width;
 
   if (self->layout == NULL)
     {
@@ -175,19 +358,10 @@ ts_layout_view_measure (GtkWidget      *widget,
       return;
     }
 
-  width = for_size > 0 ? MAX (for_size, MIN_WIDTH) : NAT_WIDTH;
-  if (width != self->measured_width)
-    {
-      current = ts_layout_get_width (self->layout);
-      ts_layout_allocate (self->layout, width);
-      self->measured_width = width;
-      self->measured_height = ts_layout_get_height (self->layout);
-      /* keep the geometry the widget draws with */
-      if (current > 0 && current != width)
-        ts_layout_allocate (self->layout, current);
-    }
-
-  *minimum = *natural = (int) ceil (self->measured_height);
+  /* the height of the geometry shown (0 before the first arrives): the
+   * label rows hardly depend on the width, and a new geometry of another
+   * height queues a resize */
+  *minimum = *natural = (int) ceil (ts_layout_get_height (self->layout));
 }
 
 static GtkSizeRequestMode
@@ -203,10 +377,12 @@ ts_layout_view_size_allocate (GtkWidget *widget,
                               int        baseline)
 {
   TsLayoutView *self = TS_LAYOUT_VIEW (widget);
+  double w = MAX (width, MIN_WIDTH);
 
   if (self->layout != NULL &&
-      (ts_layout_get_width (self->layout) != MAX (width, MIN_WIDTH) || self->node == NULL))
-    relayout (self, MAX (width, MIN_WIDTH));
+      (w != self->requested_width ||
+       gtk_widget_get_scale_factor (widget) != self->requested_scale))
+    request_geometry (self, w);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -232,50 +408,24 @@ append_outline (GtkSnapshot        *snapshot,
   gtk_snapshot_append_border (snapshot, &outline, widths, colors);
 }
 
-#define MAX_TEXTURE_PIXELS (64 * 1024 * 1024)
-
-/* The static picture, drawn once per geometry into pixels: a cairo node
- * would keep a recording that every frame replays (50,000 tensor bands on
- * each hover move); a texture is blitted. */
+/* Only for a picture too big for one texture: a recording of the layout,
+ * replayed by the renderer. */
 static GskRenderNode *
-render_static_picture (TsLayoutView *self)
+record_picture (TsLayoutView *self)
 {
-  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   double w = ts_layout_get_width (self->layout);
   double h = ts_layout_get_height (self->layout);
-  int pw = (int) ceil (w * scale);
-  int ph = (int) ceil (h * scale);
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  cairo_surface_t *surface;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
   cairo_t *cr;
 
-  if (pw <= 0 || ph <= 0)
+  if (w <= 0 || h <= 0)
     return NULL;
-  if ((gint64) pw * ph > MAX_TEXTURE_PIXELS)
-    {
-      g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
 
-      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
-      ts_layout_draw (self->layout, cr);
-      cairo_destroy (cr);
-      return gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-    }
-
-  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, pw, ph);
-  cairo_surface_set_device_scale (surface, scale, scale);
-  cr = cairo_create (surface);
+  snapshot = gtk_snapshot_new ();
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   ts_layout_draw (self->layout, cr);
   cairo_destroy (cr);
-  cairo_surface_flush (surface);
-
-  /* CAIRO_FORMAT_ARGB32 is GDK_MEMORY_DEFAULT */
-  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
-                                      (gsize) cairo_image_surface_get_stride (surface) * ph,
-                                      (GDestroyNotify) cairo_surface_destroy, surface);
-  texture = gdk_memory_texture_new (pw, ph, GDK_MEMORY_DEFAULT, bytes,
-                                    cairo_image_surface_get_stride (surface));
-  return gsk_texture_node_new (texture, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  return gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
 }
 
 static void
@@ -290,8 +440,9 @@ ts_layout_view_snapshot (GtkWidget   *widget,
   if (self->layout == NULL)
     return;
 
-  if (self->node == NULL)
-    self->node = render_static_picture (self);
+  /* no texture for the geometry shown: it is too big for one */
+  if (self->node == NULL && !self->pending)
+    self->node = record_picture (self);
 
   if (self->node != NULL)
     gtk_snapshot_append_node (snapshot, self->node);
@@ -342,6 +493,16 @@ get_selected_tensor (TsLayoutView *self)
   return g_list_model_get_item (G_LIST_MODEL (self->model), gtk_bitset_get_minimum (selection));
 }
 
+static gboolean
+band_in_view_range (TsLayoutView       *self,
+                    const TsLayoutBand *band)
+{
+  guint64 start, end;
+
+  ts_layout_get_view_range (self->layout, &start, &end);
+  return band->offset < end && band->offset + MAX (band->length, 1) > start;
+}
+
 static void
 on_selection_changed (TsLayoutView *self)
 {
@@ -358,8 +519,9 @@ on_selection_changed (TsLayoutView *self)
   if (band != TS_LAYOUT_NO_BAND)
     {
       self->focus_band = band;
-      /* a selection made in the table must be seen: leave a zoom that hides it */
-      if (!ts_layout_get_band (self->layout, band)->visible)
+      /* a selection made in the table must be seen: leave a zoom that hides
+       * it (by bytes: the geometry may still be on its way) */
+      if (!band_in_view_range (self, ts_layout_get_band (self->layout, band)))
         {
           g_array_set_size (self->history, 0);
           ts_layout_reset_view_range (self->layout);
@@ -437,6 +599,14 @@ ts_layout_view_get_focus_band (TsLayoutView *self)
 
 /* ------------------------------------------------------------------------ */
 /* Zoom                                                                      */
+
+gboolean
+ts_layout_view_get_pending (TsLayoutView *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT_VIEW (self), FALSE);
+
+  return self->pending;
+}
 
 gboolean
 ts_layout_view_get_zoomed (TsLayoutView *self)
@@ -781,6 +951,12 @@ ts_layout_view_set_layout (TsLayoutView *self,
   if (!g_set_object (&self->layout, layout))
     return;
 
+  /* nothing of the old layout's geometry applies: blank until the first
+   * picture of the new one arrives */
+  cancel_request (self);
+  set_pending (self, FALSE);
+  g_clear_pointer (&self->node, gsk_render_node_unref);
+  g_array_set_size (self->nav, 0);
   g_array_set_size (self->history, 0);
   self->selected_band = self->hover_band = self->focus_band = TS_LAYOUT_NO_BAND;
   if (layout != NULL)
@@ -841,6 +1017,7 @@ ts_layout_view_dispose (GObject *object)
 {
   TsLayoutView *self = (TsLayoutView *) object;
 
+  cancel_request (self);
   ts_layout_view_set_model (self, NULL);
   g_clear_object (&self->layout);
   g_clear_pointer (&self->node, gsk_render_node_unref);
@@ -877,6 +1054,9 @@ ts_layout_view_get_property (GObject    *object,
       break;
     case PROP_ZOOMED:
       g_value_set_boolean (value, ts_layout_view_get_zoomed (self));
+      break;
+    case PROP_PENDING:
+      g_value_set_boolean (value, self->pending);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -930,6 +1110,15 @@ ts_layout_view_class_init (TsLayoutViewClass *klass)
   properties[PROP_ZOOMED] =
     g_param_spec_boolean ("zoomed", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * TsLayoutView:pending:
+   *
+   * Whether the geometry for the current width and zoom is being computed
+   * on a worker thread; the previous picture is shown meanwhile.
+   */
+  properties[PROP_PENDING] =
+    g_param_spec_boolean ("pending", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -949,8 +1138,8 @@ ts_layout_view_class_init (TsLayoutViewClass *klass)
 static void
 on_scale_factor_changed (TsLayoutView *self)
 {
-  g_clear_pointer (&self->node, gsk_render_node_unref);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  /* size_allocate sees the new scale and asks for new pixels */
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
 }
 
 static void
@@ -962,7 +1151,7 @@ ts_layout_view_init (TsLayoutView *self)
   self->history = g_array_new (FALSE, FALSE, sizeof (Range));
   self->nav = g_array_new (FALSE, FALSE, sizeof (guint));
   self->hover_band = self->selected_band = self->focus_band = TS_LAYOUT_NO_BAND;
-  self->measured_width = -1;
+  self->requested_width = -1;
   self->zoom_step = 2.0;
 
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);

@@ -32,6 +32,9 @@ guint              ts_layout_view_get_focus_band    (TsLayoutView      *self);
 void               ts_layout_view_activate_band     (TsLayoutView      *self,
                                                      guint              band);
 
+/* TRUE while the geometry for the current width and zoom is computed on a
+ * worker thread; the previous picture stays on screen meanwhile */
+gboolean           ts_layout_view_get_pending       (TsLayoutView      *self);
 gboolean           ts_layout_view_get_zoomed        (TsLayoutView      *self);
 void               ts_layout_view_zoom_in           (TsLayoutView      *self);
 void               ts_layout_view_zoom_out          (TsLayoutView      *self);

@@ -176,9 +176,9 @@ add_to_recent (TsWindow *self,
 
 static void
 set_model (TsWindow    *self,
-           TsModelFile *model)
+           TsModelFile *model,
+           TsLayout    *layout)
 {
-  g_autoptr(TsLayout) layout = ts_layout_new (model);
   g_autofree char *subtitle = describe_model (model);
 
   /* the header bar already says what this is; exports keep the title */
@@ -235,6 +235,22 @@ replace_cancellable (TsWindow *self)
 }
 
 static void
+layout_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(LoadData) data = user_data;
+  g_autoptr(TsLayout) layout = ts_layout_new_finish (result, NULL);
+  TsWindow *self = data->self;
+
+  if (layout == NULL || g_cancellable_is_cancelled (data->cancellable) ||
+      data->cancellable != self->cancellable)
+    return;
+
+  set_model (self, ts_layout_get_model (layout), layout);
+}
+
+static void
 load_done (GObject      *object,
            GAsyncResult *result,
            gpointer      user_data)
@@ -253,7 +269,12 @@ load_done (GObject      *object,
   if (model == NULL)
     show_error (self, self->file, error);
   else
-    set_model (self, model);
+    {
+      GCancellable *cancellable = data->cancellable;
+
+      /* the layout's bands (50,000 tensors: tens of ms) are built off the main loop too */
+      ts_layout_new_async (model, cancellable, layout_done, g_steal_pointer (&data));
+    }
 }
 
 static void file_chosen (GObject      *object,

@@ -632,6 +632,71 @@ on_exported (TsExportDialog *dialog,
   *out = g_object_ref (file);
 }
 
+static GtkWidget *
+find_spin_button (GtkWidget *widget)
+{
+  if (GTK_IS_SPIN_BUTTON (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_spin_button (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWindow *
+find_file_chooser (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_FILE_CHOOSER (toplevel) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
+        return toplevel;
+    }
+  return NULL;
+}
+
+/* Enter exports (it opened the Format drop-down once): Export is the
+ * default button and has the focus, and Enter in the width field activates
+ * it too, which asks for the file name. */
+static void
+check_enter_exports (TsExportDialog *dialog)
+{
+  GtkWidget *export_button = gtk_window_get_default_widget (GTK_WINDOW (dialog));
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (dialog));
+  GtkWidget *width_text = NULL;
+  GtkWindow *chooser;
+
+  g_assert_true (GTK_IS_BUTTON (export_button));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (export_button)), ==, "_Export…");
+  g_assert_true (focus == export_button);
+  g_assert_true (gtk_widget_has_css_class (export_button, "suggested-action"));
+
+  /* the spin button's text: Enter there emits its activate signal */
+  width_text = gtk_widget_get_first_child (find_spin_button (GTK_WIDGET (dialog)));
+  while (width_text != NULL && !GTK_IS_TEXT (width_text))
+    width_text = gtk_widget_get_next_sibling (width_text);
+  g_assert_nonnull (width_text);
+  g_assert_null (find_file_chooser ());
+  /* what GtkText's Enter binding emits */
+  g_signal_emit_by_name (width_text, "activate");
+  for (guint i = 0; i < 50 && (chooser = find_file_chooser ()) == NULL; i++)
+    run_for (100);
+  g_assert_nonnull (chooser);
+  gtk_window_close (chooser);
+  for (guint i = 0; i < 50 && find_file_chooser () != NULL; i++)
+    run_for (100);
+  g_assert_null (find_file_chooser ());
+}
+
 static void
 test_export_dialog (void)
 {
@@ -646,6 +711,7 @@ test_export_dialog (void)
 
   gtk_window_present (GTK_WINDOW (dialog));
   save_screenshot (GTK_WIDGET (dialog), "export-dialog.png");
+  check_enter_exports (dialog);
 
   /* no extension: the format chosen in the dialog (SVG) adds one */
   g_signal_connect (dialog, "exported", G_CALLBACK (on_exported), &written);

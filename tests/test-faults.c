@@ -1,0 +1,225 @@
+/* test-faults.c: cancelling the converter's async API at random points
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Whenever a cancellation lands, the result must agree with the disk: a run
+ * that reports success has written the whole file, a run that reports an
+ * error has left nothing at the target path and no temporary file.
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "tensorscope.h"
+#include "ts-conversion-plan.h"
+#include "ts-converter.h"
+
+typedef struct
+{
+  char             *dir;
+  char             *out_dir;
+  TsConversionPlan *plan;
+} Fixture;
+
+typedef struct
+{
+  GMainLoop *loop;
+  gboolean   ok;
+  GError    *error;
+} Result;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+fixture_setup (Fixture       *fx,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) ckpt = NULL;
+  TsSampleOptions options;
+  TsPlanOptions plan_options;
+
+  fx->dir = g_dir_make_tmp ("ts-faults-XXXXXX", &error);
+  g_assert_no_error (error);
+  fx->out_dir = g_build_filename (fx->dir, "out", NULL);
+  g_mkdir (fx->out_dir, 0700);
+  ckpt = g_file_new_build_filename (fx->dir, "ckpt", NULL);
+  ts_sample_options_init (&options);
+  options.n_layers = 4;
+  options.hidden_size = 512;
+  options.n_heads = 8;
+  options.n_kv_heads = 2;
+  options.intermediate_size = 2048;
+  options.n_shards = 2;
+  g_assert_true (ts_sample_write (ckpt, &options, NULL, &error));
+  g_assert_no_error (error);
+  ts_plan_options_init (&plan_options);
+  plan_options.outtype = TS_OUTTYPE_Q8_0;
+  fx->plan = ts_conversion_plan_new (ckpt, &plan_options, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture       *fx,
+                  gconstpointer  data)
+{
+  g_clear_object (&fx->plan);
+  remove_tree (fx->dir);
+  g_free (fx->out_dir);
+  g_free (fx->dir);
+}
+
+static void
+on_converted (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Result *r = user_data;
+
+  r->ok = ts_converter_run_finish (TS_CONVERTER (source), result, &r->error);
+  g_main_loop_quit (r->loop);
+}
+
+static gboolean
+cancel_cb (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+static guint
+count_leftovers (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    n++;
+  return n;
+}
+
+/* The outcome and the disk agree; returns whether the run was cancelled. */
+static gboolean
+check_outcome (Fixture    *fx,
+               Result     *r,
+               const char *path)
+{
+  if (r->ok)
+    {
+      GStatBuf st;
+
+      g_assert_no_error (r->error);
+      g_assert_cmpint (g_stat (path, &st), ==, 0);
+      g_assert_cmpuint ((guint64) st.st_size, ==, ts_conversion_plan_get_predicted_size (fx->plan));
+      g_unlink (path);
+      g_assert_cmpuint (count_leftovers (fx->out_dir), ==, 0);
+      return FALSE;
+    }
+  g_assert_error (r->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_leftovers (fx->out_dir), ==, 0);
+  g_clear_error (&r->error);
+  return TRUE;
+}
+
+static void
+test_random_cancel (Fixture       *fx,
+                    gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->out_dir, "out.gguf", NULL);
+  g_autoptr(GFile) target = g_file_new_for_path (path);
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  gint64 start = g_get_monotonic_time ();
+  guint span_ms, cancelled = 0;
+
+  /* one whole run, to spread the cancellations over its duration */
+  {
+    g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
+    g_autoptr(GError) error = NULL;
+
+    ts_converter_set_jobs (converter, 2);
+    g_assert_true (ts_converter_run (converter, target, FALSE, NULL, &error));
+    g_assert_no_error (error);
+    g_unlink (path);
+  }
+  span_ms = MAX ((g_get_monotonic_time () - start) / 1000, 20);
+
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
+      g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+      guint delay = g_test_rand_int_range (0, span_ms * 11 / 10 + 1);
+      Result r = { loop, FALSE, NULL };
+
+      ts_converter_set_jobs (converter, 2);
+      ts_converter_run_async (converter, target, FALSE, cancellable, on_converted, &r);
+      g_timeout_add_full (G_PRIORITY_HIGH, delay, cancel_cb, g_object_ref (cancellable),
+                          g_object_unref);
+      g_main_loop_run (loop);
+      g_test_message ("run %u: cancel after %u of ~%u ms: %s", i, delay, span_ms,
+                      r.ok ? "finished" : "cancelled");
+      cancelled += check_outcome (fx, &r, path);
+      /* the timeout may still be pending after a quick finish */
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+    }
+  g_test_message ("%u of 20 runs cancelled", cancelled);
+}
+
+/* A cancellation that arrives after the file was committed, before the
+ * result reaches the caller: the run succeeded, and must say so. */
+static void
+test_cancel_after_commit (Fixture       *fx,
+                          gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->out_dir, "late.gguf", NULL);
+  g_autoptr(GFile) target = g_file_new_for_path (path);
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Result r = { loop, FALSE, NULL };
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  ts_converter_run_async (converter, target, FALSE, cancellable, on_converted, &r);
+  /* the main loop is not run: the result waits while the target appears */
+  while (!g_file_test (path, G_FILE_TEST_EXISTS) && g_get_monotonic_time () < deadline)
+    g_usleep (1000);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_cancellable_cancel (cancellable);
+  g_main_loop_run (loop);
+  g_assert_false (check_outcome (fx, &r, path));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/faults/converter/random-cancel", Fixture, NULL, fixture_setup,
+              test_random_cancel, fixture_teardown);
+  g_test_add ("/faults/converter/cancel-after-commit", Fixture, NULL, fixture_setup,
+              test_cancel_after_commit, fixture_teardown);
+
+  return g_test_run ();
+}
