@@ -653,8 +653,6 @@ load_source (TsConversionPlan  *self,
              GCancellable      *cancellable,
              GError           **error)
 {
-  g_autoptr(GFile) model_file = NULL;
-
   self->config = ts_hf_config_load (self->dir, error);
   if (self->config == NULL)
     return FALSE;

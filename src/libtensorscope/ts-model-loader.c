@@ -102,20 +102,21 @@ report_progress (double      fraction,
                  gpointer    user_data)
 {
   TsModelLoader *self = user_data;
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->mutex);
   g_autoptr(GSource) source = NULL;
 
+  g_mutex_lock (&self->mutex);
   self->pending_fraction = fraction;
   g_free (self->pending_message);
   self->pending_message = g_strdup (message);
-  if (self->update_queued)
-    return;
-
-  self->update_queued = TRUE;
-  source = g_idle_source_new ();
-  g_source_set_static_name (source, "[tensorscope] load progress");
-  g_source_set_callback (source, apply_pending, g_object_ref (self), g_object_unref);
-  g_source_attach (source, self->context);
+  if (!self->update_queued)
+    {
+      self->update_queued = TRUE;
+      source = g_idle_source_new ();
+      g_source_set_static_name (source, "[tensorscope] load progress");
+      g_source_set_callback (source, apply_pending, g_object_ref (self), g_object_unref);
+      g_source_attach (source, self->context);
+    }
+  g_mutex_unlock (&self->mutex);
 }
 
 static void

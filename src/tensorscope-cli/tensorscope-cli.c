@@ -158,13 +158,14 @@ print_metadata (TsModelFile *model)
     {
       g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
       g_autofree char *value = ts_metadata_entry_to_string (e);
+      glong n_chars = g_utf8_strlen (value, -1);
 
-      if (g_utf8_strlen (value, -1) > 72)
+      if (n_chars > 72)
         {
-          g_autofree char *cut = g_utf8_substring (value, 0, 69);
+          g_autofree char *cut = g_utf8_substring (value, 0, 60);
 
           g_free (value);
-          value = g_strdup_printf ("%s… (%'ld characters)", cut, (long) g_utf8_strlen (cut, -1));
+          value = g_strdup_printf ("%s… (%'ld characters)", cut, n_chars);
         }
       g_strdelimit (value, "\n\r\t", ' ');
       g_print ("%-44s %-8s %s\n", ts_metadata_entry_get_key (e),
