@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <langinfo.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,23 +264,7 @@ ts_layout_get_kind_color (TsRegionKind kind)
 static char *
 format_count (guint64 n)
 {
-  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
-  GString *out = g_string_new (NULL);
-  gsize len = strlen (digits);
-  /* the locale's separator; the C locale has none, so a comma there */
-  const char *sep = nl_langinfo (THOUSEP);
-
-  if (sep == NULL || sep[0] == '\0')
-    sep = ",";
-
-  for (gsize i = 0; i < len; i++)
-    {
-      if (i > 0 && (len - i) % 3 == 0)
-        g_string_append (out, sep);
-      g_string_append_c (out, digits[i]);
-    }
-
-  return g_string_free (out, FALSE);
+  return ts_format_thousands (n, TRUE);
 }
 
 static char *

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <langinfo.h>
 #include <string.h>
 
 #include "ts-array-model.h"
@@ -532,18 +533,37 @@ ts_model_file_lookup_metadata (TsModelFile *self,
   return g_hash_table_lookup (priv->metadata_by_key, key);
 }
 
+/**
+ * ts_format_thousands:
+ * @n: a count
+ * @localized: use the locale's thousands separator (a comma where the
+ *   locale has none); %FALSE always uses a comma, for messages that tests
+ *   and scripts read
+ *
+ * Returns: (transfer full): @n with thousands separators, e.g. "1,459,729,952"
+ */
 char *
-_ts_format_count (guint64 n)
+ts_format_thousands (guint64  n,
+                     gboolean localized)
 {
   g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  const char *sep = localized ? nl_langinfo (THOUSEP) : ",";
   GString *s = g_string_new (NULL);
   gsize len = strlen (digits);
 
+  if (sep == NULL || sep[0] == '\0')
+    sep = ",";
   for (gsize i = 0; i < len; i++)
     {
       if (i > 0 && (len - i) % 3 == 0)
-        g_string_append_c (s, ',');
+        g_string_append (s, sep);
       g_string_append_c (s, digits[i]);
     }
   return g_string_free (s, FALSE);
+}
+
+char *
+_ts_format_count (guint64 n)
+{
+  return ts_format_thousands (n, FALSE);
 }

@@ -81,4 +81,7 @@ TsTensor        *ts_model_file_lookup_tensor    (TsModelFile *self,
 TsMetadataEntry *ts_model_file_lookup_metadata  (TsModelFile *self,
                                                  const char  *key);
 
+char            *ts_format_thousands            (guint64      n,
+                                                 gboolean     localized);
+
 G_END_DECLS

@@ -1173,26 +1173,6 @@ start_plan (TsConvertWizard *self)
 
 typedef char *(*CellText) (gpointer item, gpointer user_data);
 
-/* The cell's tooltip is its own text when that is cut off. Computed when
- * asked: gtk_widget_set_tooltip_text() in a bind handler costs an X round
- * trip (a pointer query) per cell, which stalled the main loop for tens of
- * milliseconds each time the rows were bound. */
-static gboolean
-on_cell_query_tooltip (GtkWidget  *label,
-                       int         x,
-                       int         y,
-                       gboolean    keyboard,
-                       GtkTooltip *tooltip,
-                       gpointer    user_data)
-{
-  const char *text = gtk_label_get_text (GTK_LABEL (label));
-
-  if (text == NULL || *text == '\0' || !pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))))
-    return FALSE;
-  gtk_tooltip_set_text (tooltip, text);
-  return TRUE;
-}
-
 static void
 setup_label (GtkSignalListItemFactory *factory,
              GtkListItem              *item,
@@ -1203,8 +1183,7 @@ setup_label (GtkSignalListItemFactory *factory,
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_has_tooltip (label, TRUE);
-  g_signal_connect (label, "query-tooltip", G_CALLBACK (on_cell_query_tooltip), NULL);
+  ts_label_add_full_text_tooltip (GTK_LABEL (label));
   if (css != NULL)
     gtk_widget_add_css_class (label, css);
   gtk_list_item_set_child (item, label);

@@ -7,32 +7,15 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <langinfo.h>
 #include <string.h>
 
 #include "ts-format.h"
+#include "ts-model-file.h"
 
 char *
 ts_format_count (guint64 n)
 {
-  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
-  GString *out = g_string_new (NULL);
-  gsize len = strlen (digits);
-  /* the locale's separator (a narrow no-break space in French); the C
-   * locale has none, and a comma reads better than nothing */
-  const char *sep = nl_langinfo (THOUSEP);
-
-  if (sep == NULL || sep[0] == '\0')
-    sep = ",";
-
-  for (gsize i = 0; i < len; i++)
-    {
-      if (i > 0 && (len - i) % 3 == 0)
-        g_string_append (out, sep);
-      g_string_append_c (out, digits[i]);
-    }
-
-  return g_string_free (out, FALSE);
+  return ts_format_thousands (n, TRUE);
 }
 
 char *
@@ -82,4 +65,30 @@ ts_format_display_text (const char *text,
     }
 
   return g_string_free (out, FALSE);
+}
+
+static gboolean
+on_label_query_tooltip (GtkWidget  *label,
+                        int         x,
+                        int         y,
+                        gboolean    keyboard,
+                        GtkTooltip *tooltip,
+                        gpointer    user_data)
+{
+  const char *text = gtk_label_get_text (GTK_LABEL (label));
+
+  if (text == NULL || *text == '\0' ||
+      !pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))))
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+void
+ts_label_add_full_text_tooltip (GtkLabel *label)
+{
+  g_return_if_fail (GTK_IS_LABEL (label));
+
+  gtk_widget_set_has_tooltip (GTK_WIDGET (label), TRUE);
+  g_signal_connect (label, "query-tooltip", G_CALLBACK (on_label_query_tooltip), NULL);
 }

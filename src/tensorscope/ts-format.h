@@ -6,7 +6,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
@@ -19,5 +19,10 @@ char *ts_format_bytes (guint64 n);
 char *ts_format_display_text (const char *text,
                               gssize      length,
                               guint       max_chars);
+
+/* Shows a label's whole text as its tooltip when it is ellipsized. The text
+ * is looked up when the tooltip is asked for: setting tooltips while binding
+ * list rows costs an X round trip per cell and stalls the main loop. */
+void  ts_label_add_full_text_tooltip (GtkLabel *label);
 
 G_END_DECLS

@@ -157,6 +157,8 @@ setup_cell (GtkSignalListItemFactory *factory,
     gtk_widget_add_css_class (label, "metadata-value");
   else if (GPOINTER_TO_UINT (user_data) == CELL_TYPE)
     gtk_widget_add_css_class (label, "dim-label");
+  else
+    ts_label_add_full_text_tooltip (GTK_LABEL (label));
   gtk_list_item_set_child (item, label);
 }
 
@@ -173,7 +175,6 @@ bind_cell (GtkSignalListItemFactory *factory,
     {
     case CELL_KEY:
       text = g_strdup (ts_metadata_entry_get_key (entry));
-      gtk_widget_set_tooltip_text (label, text);
       break;
     case CELL_TYPE:
       text = type_text (entry);
