@@ -69,18 +69,90 @@ ts_plan_tensor_init (TsPlanTensor *self)
 {
 }
 
-const char *ts_plan_tensor_get_name (TsPlanTensor *self) { return self->name; }
-TsTensor *ts_plan_tensor_get_source (TsPlanTensor *self) { return self->source; }
-TsTransform ts_plan_tensor_get_transform (TsPlanTensor *self) { return self->transform; }
-TsPermute ts_plan_tensor_get_permute (TsPlanTensor *self) { return self->permute; }
-guint ts_plan_tensor_get_permute_heads (TsPlanTensor *self) { return self->permute_heads; }
-TsDType ts_plan_tensor_get_dtype (TsPlanTensor *self) { return self->dtype; }
-guint ts_plan_tensor_get_n_dims (TsPlanTensor *self) { return self->n_dims; }
-const guint64 *ts_plan_tensor_get_dims (TsPlanTensor *self) { return self->dims; }
-guint64 ts_plan_tensor_get_n_elements (TsPlanTensor *self) { return self->n_elements; }
-guint64 ts_plan_tensor_get_offset (TsPlanTensor *self) { return self->offset; }
-guint64 ts_plan_tensor_get_size (TsPlanTensor *self) { return self->size; }
-const float *ts_plan_tensor_get_generated (TsPlanTensor *self) { return self->generated; }
+const char *
+ts_plan_tensor_get_name (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->name;
+}
+
+TsTensor *
+ts_plan_tensor_get_source (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->source;
+}
+
+TsTransform
+ts_plan_tensor_get_transform (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->transform;
+}
+
+TsPermute
+ts_plan_tensor_get_permute (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->permute;
+}
+
+guint
+ts_plan_tensor_get_permute_heads (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->permute_heads;
+}
+
+TsDType
+ts_plan_tensor_get_dtype (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->dtype;
+}
+
+guint
+ts_plan_tensor_get_n_dims (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->n_dims;
+}
+
+const guint64 *
+ts_plan_tensor_get_dims (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->dims;
+}
+
+guint64
+ts_plan_tensor_get_n_elements (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->n_elements;
+}
+
+guint64
+ts_plan_tensor_get_offset (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->offset;
+}
+
+guint64
+ts_plan_tensor_get_size (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->size;
+}
+
+const float *
+ts_plan_tensor_get_generated (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->generated;
+}
+
 
 const char *
 ts_transform_to_nick (TsTransform transform)
@@ -772,16 +844,76 @@ ts_conversion_plan_new_finish (GAsyncResult  *result,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-GFile *ts_conversion_plan_get_dir (TsConversionPlan *self) { return self->dir; }
-TsModelFile *ts_conversion_plan_get_source (TsConversionPlan *self) { return self->source; }
-const TsHfConfig *ts_conversion_plan_get_config (TsConversionPlan *self) { return self->config; }
-const TsArch *ts_conversion_plan_get_arch (TsConversionPlan *self) { return self->arch; }
-TsOutType ts_conversion_plan_get_outtype (TsConversionPlan *self) { return self->outtype; }
-GListModel *ts_conversion_plan_get_tensors (TsConversionPlan *self) { return G_LIST_MODEL (self->tensors); }
-TsGgufMetadata *ts_conversion_plan_get_metadata (TsConversionPlan *self) { return self->metadata; }
-guint64 ts_conversion_plan_get_data_offset (TsConversionPlan *self) { return self->data_offset; }
-guint64 ts_conversion_plan_get_metadata_end (TsConversionPlan *self) { return self->metadata_end; }
-guint64 ts_conversion_plan_get_predicted_size (TsConversionPlan *self) { return self->predicted_size; }
+GFile *
+ts_conversion_plan_get_dir (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->dir;
+}
+
+TsModelFile *
+ts_conversion_plan_get_source (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->source;
+}
+
+const TsHfConfig *
+ts_conversion_plan_get_config (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->config;
+}
+
+const TsArch *
+ts_conversion_plan_get_arch (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->arch;
+}
+
+TsOutType
+ts_conversion_plan_get_outtype (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->outtype;
+}
+
+GListModel *
+ts_conversion_plan_get_tensors (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return G_LIST_MODEL (self->tensors);
+}
+
+TsGgufMetadata *
+ts_conversion_plan_get_metadata (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->metadata;
+}
+
+guint64
+ts_conversion_plan_get_data_offset (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->data_offset;
+}
+
+guint64
+ts_conversion_plan_get_metadata_end (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->metadata_end;
+}
+
+guint64
+ts_conversion_plan_get_predicted_size (TsConversionPlan *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  return self->predicted_size;
+}
+
 
 GListModel *
 ts_conversion_plan_list_metadata (TsConversionPlan *self)
