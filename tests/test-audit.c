@@ -7,52 +7,13 @@
 
 #include "config.h"
 
+#include "ts-test-dir.h"
+
 #include <string.h>
 
 #include "tensorscope.h"
 
-typedef struct
-{
-  char *dir;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *f,
-               gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("test-audit-XXXXXX", &error);
-  g_assert_no_error (error);
-}
-
-static void
-remove_tree (GFile *file)
-{
-  g_autoptr(GFileEnumerator) e = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME,
-                                                            G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
-                                                            NULL, NULL);
-  GFileInfo *info;
-
-  while (e && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
-    {
-      g_autoptr(GFile) child = g_file_get_child (file, g_file_info_get_name (info));
-
-      remove_tree (child);
-      g_object_unref (info);
-    }
-  g_file_delete (file, NULL, NULL);
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  data)
-{
-  g_autoptr(GFile) dir = g_file_new_for_path (f->dir);
-
-  remove_tree (dir);
-  g_free (f->dir);
-}
+typedef TsTestDir Fixture;
 
 static TsModelFile *
 load (const char *path)
@@ -500,13 +461,13 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add ("/audit/safetensors/resharded", Fixture, NULL, fixture_setup, test_resharded, fixture_teardown);
-  g_test_add ("/audit/safetensors/other-seed", Fixture, NULL, fixture_setup, test_other_seed, fixture_teardown);
-  g_test_add ("/audit/gguf/rewritten", Fixture, NULL, fixture_setup, test_gguf_rewritten, fixture_teardown);
-  g_test_add ("/audit/gguf/flipped", Fixture, NULL, fixture_setup, test_gguf_flipped, fixture_teardown);
-  g_test_add ("/audit/async", Fixture, NULL, fixture_setup, test_async, fixture_teardown);
-  g_test_add ("/audit/cancelled", Fixture, NULL, fixture_setup, test_cancelled, fixture_teardown);
-  g_test_add ("/audit/wrong-direction", Fixture, NULL, fixture_setup, test_wrong_direction, fixture_teardown);
-  g_test_add ("/audit/renderings", Fixture, NULL, fixture_setup, test_renderings, fixture_teardown);
+  g_test_add ("/audit/safetensors/resharded", Fixture, NULL, ts_test_dir_setup, test_resharded, ts_test_dir_teardown);
+  g_test_add ("/audit/safetensors/other-seed", Fixture, NULL, ts_test_dir_setup, test_other_seed, ts_test_dir_teardown);
+  g_test_add ("/audit/gguf/rewritten", Fixture, NULL, ts_test_dir_setup, test_gguf_rewritten, ts_test_dir_teardown);
+  g_test_add ("/audit/gguf/flipped", Fixture, NULL, ts_test_dir_setup, test_gguf_flipped, ts_test_dir_teardown);
+  g_test_add ("/audit/async", Fixture, NULL, ts_test_dir_setup, test_async, ts_test_dir_teardown);
+  g_test_add ("/audit/cancelled", Fixture, NULL, ts_test_dir_setup, test_cancelled, ts_test_dir_teardown);
+  g_test_add ("/audit/wrong-direction", Fixture, NULL, ts_test_dir_setup, test_wrong_direction, ts_test_dir_teardown);
+  g_test_add ("/audit/renderings", Fixture, NULL, ts_test_dir_setup, test_renderings, ts_test_dir_teardown);
   return g_test_run ();
 }

@@ -58,7 +58,7 @@ fixture_setup (Fixture       *fx,
   TsSampleOptions options;
   TsPlanOptions plan_options;
 
-  fx->dir = g_dir_make_tmp ("ts-faults-XXXXXX", &error);
+  fx->dir = g_dir_make_tmp (NULL, &error);
   g_assert_no_error (error);
   fx->out_dir = g_build_filename (fx->dir, "out", NULL);
   g_mkdir (fx->out_dir, 0700);

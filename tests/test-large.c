@@ -11,6 +11,8 @@
 
 #include "config.h"
 
+#include "ts-test-dir.h"
+
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,37 +21,7 @@
 
 #define GiB (G_GUINT64_CONSTANT (1) << 30)
 
-typedef struct
-{
-  char *dir;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *fx,
-               gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fx->dir = g_dir_make_tmp ("ts-large-XXXXXX", &error);
-  g_assert_no_error (error);
-}
-
-static void
-fixture_teardown (Fixture       *fx,
-                  gconstpointer  data)
-{
-  g_autoptr(GDir) dir = g_dir_open (fx->dir, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (fx->dir, name, NULL);
-
-      g_unlink (path);
-    }
-  g_rmdir (fx->dir);
-  g_free (fx->dir);
-}
+typedef TsTestDir Fixture;
 
 /* Writes @head and makes the file @size bytes long with a hole. */
 static char *
@@ -270,8 +242,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add ("/large/safetensors", Fixture, NULL, fixture_setup, test_safetensors, fixture_teardown);
-  g_test_add ("/large/gguf", Fixture, NULL, fixture_setup, test_gguf, fixture_teardown);
+  g_test_add ("/large/safetensors", Fixture, NULL, ts_test_dir_setup, test_safetensors, ts_test_dir_teardown);
+  g_test_add ("/large/gguf", Fixture, NULL, ts_test_dir_setup, test_gguf, ts_test_dir_teardown);
 
   return g_test_run ();
 }

@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include "ts-test-dir.h"
+
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -161,36 +163,7 @@ load (const char *path)
   return model;
 }
 
-typedef struct
-{
-  char *dir;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *fx,
-               gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fx->dir = g_dir_make_tmp ("test-layout-XXXXXX", &error);
-  g_assert_no_error (error);
-}
-
-static void
-fixture_teardown (Fixture       *fx,
-                  gconstpointer  data)
-{
-  g_autoptr(GDir) dir = g_dir_open (fx->dir, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (fx->dir, name, NULL);
-      g_remove (path);
-    }
-  g_rmdir (fx->dir);
-  g_free (fx->dir);
-}
+typedef TsTestDir Fixture;
 
 static TsModelFile *
 load_small_gguf (Fixture *fx,
@@ -901,15 +874,15 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/layout/roles", test_roles);
-  g_test_add ("/layout/bands/gguf", Fixture, NULL, fixture_setup, test_gguf_bands, fixture_teardown);
-  g_test_add ("/layout/bands/safetensors", Fixture, NULL, fixture_setup, test_safetensors_bands, fixture_teardown);
-  g_test_add ("/layout/tiling-min-width", Fixture, NULL, fixture_setup, test_tiling_and_min_width, fixture_teardown);
-  g_test_add ("/layout/zoom", Fixture, NULL, fixture_setup, test_zoom_ranges, fixture_teardown);
-  g_test_add ("/layout/hit-test", Fixture, NULL, fixture_setup, test_hit_testing, fixture_teardown);
-  g_test_add ("/layout/description", Fixture, NULL, fixture_setup, test_description, fixture_teardown);
-  g_test_add ("/layout/export", Fixture, NULL, fixture_setup, test_exports, fixture_teardown);
-  g_test_add ("/layout/export-async", Fixture, NULL, fixture_setup, test_export_async, fixture_teardown);
-  g_test_add ("/layout/export-cancelled", Fixture, NULL, fixture_setup, test_export_cancelled, fixture_teardown);
+  g_test_add ("/layout/bands/gguf", Fixture, NULL, ts_test_dir_setup, test_gguf_bands, ts_test_dir_teardown);
+  g_test_add ("/layout/bands/safetensors", Fixture, NULL, ts_test_dir_setup, test_safetensors_bands, ts_test_dir_teardown);
+  g_test_add ("/layout/tiling-min-width", Fixture, NULL, ts_test_dir_setup, test_tiling_and_min_width, ts_test_dir_teardown);
+  g_test_add ("/layout/zoom", Fixture, NULL, ts_test_dir_setup, test_zoom_ranges, ts_test_dir_teardown);
+  g_test_add ("/layout/hit-test", Fixture, NULL, ts_test_dir_setup, test_hit_testing, ts_test_dir_teardown);
+  g_test_add ("/layout/description", Fixture, NULL, ts_test_dir_setup, test_description, ts_test_dir_teardown);
+  g_test_add ("/layout/export", Fixture, NULL, ts_test_dir_setup, test_exports, ts_test_dir_teardown);
+  g_test_add ("/layout/export-async", Fixture, NULL, ts_test_dir_setup, test_export_async, ts_test_dir_teardown);
+  g_test_add ("/layout/export-cancelled", Fixture, NULL, ts_test_dir_setup, test_export_cancelled, ts_test_dir_teardown);
 
   return g_test_run ();
 }

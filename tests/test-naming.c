@@ -177,7 +177,7 @@ fixture_set_up (Fixture       *fixture,
 {
   g_autoptr(GError) error = NULL;
 
-  fixture->root = g_dir_make_tmp ("ts-naming-XXXXXX", &error);
+  fixture->root = g_dir_make_tmp (NULL, &error);
   g_assert_no_error (error);
 }
 

@@ -23,7 +23,7 @@ fixture_set_up (Fixture       *fixture,
                 gconstpointer  user_data)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_dir_make_tmp ("ts-sample-XXXXXX", &error);
+  g_autofree char *path = g_dir_make_tmp (NULL, &error);
 
   g_assert_no_error (error);
   fixture->root = g_file_new_for_path (path);

@@ -52,7 +52,7 @@ fixture_set_up (Fixture       *fixture,
 {
   g_autoptr(GError) error = NULL;
 
-  fixture->root = g_dir_make_tmp ("ts-tokenizer-XXXXXX", &error);
+  fixture->root = g_dir_make_tmp (NULL, &error);
   g_assert_no_error (error);
   fixture->dir = g_file_new_for_path (fixture->root);
 }

@@ -177,6 +177,7 @@ ts_gguf_writer_open (TsGgufWriter  *self,
   g_autofree char *dir_path = dir ? g_file_get_path (dir) : NULL;
   g_autofree char *base = g_file_get_basename (target);
   g_autofree char *target_path = g_file_get_path (target);
+  g_autofree char *placeholder = NULL;
   int errsv;
 
   g_return_val_if_fail (self->fd < 0, FALSE);
@@ -193,7 +194,9 @@ ts_gguf_writer_open (TsGgufWriter  *self,
                    "%s already exists (use --force to replace it)", target_path);
       return FALSE;
     }
-  self->temp_path = g_strdup_printf ("%s/.%s.XXXXXX.part", dir_path, base);
+  /* six 'X's: the part g_mkstemp_full() replaces with a unique name */
+  placeholder = g_strnfill (6, 'X');
+  self->temp_path = g_strdup_printf ("%s/.%s.%s.part", dir_path, base, placeholder);
   self->fd = g_mkstemp_full (self->temp_path, O_RDWR | O_CLOEXEC, 0644);
   if (self->fd < 0)
     {

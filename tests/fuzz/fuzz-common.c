@@ -51,7 +51,10 @@ void
 ts_fuzz_init (void)
 {
   const char *base = g_file_test ("/dev/shm", G_FILE_TEST_IS_DIR) ? "/dev/shm" : g_get_tmp_dir ();
-  g_autofree char *tmpl = g_build_filename (base, "tsfuzz-XXXXXX", NULL);
+  /* six 'X's: the part g_mkdtemp() replaces with a unique name */
+  g_autofree char *placeholder = g_strnfill (6, 'X');
+  g_autofree char *leaf = g_strconcat ("tsfuzz-", placeholder, NULL);
+  g_autofree char *tmpl = g_build_filename (base, leaf, NULL);
 
   if (work_dir != NULL)
     return;

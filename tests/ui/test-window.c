@@ -753,7 +753,7 @@ main (int   argc,
 
   gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
-  fixture_dir = g_dir_make_tmp ("test-window-XXXXXX", &error);
+  fixture_dir = g_dir_make_tmp (NULL, &error);
   g_assert_no_error (error);
   gguf_path = write_llama_gguf (fixture_dir);
 

@@ -313,7 +313,7 @@ main (int   argc,
     fixture_dir = g_strdup (g_getenv (FIXTURE_DIR_ENV));
   else
     {
-      fixture_dir = g_dir_make_tmp ("test-wizard-stall-XXXXXX", &error);
+      fixture_dir = g_dir_make_tmp (NULL, &error);
       g_assert_no_error (error);
       g_setenv (FIXTURE_DIR_ENV, fixture_dir, TRUE);
     }

@@ -639,7 +639,7 @@ main (int   argc,
 
   gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
-  fixture_dir = g_dir_make_tmp ("test-wizard-XXXXXX", &error);
+  fixture_dir = g_dir_make_tmp (NULL, &error);
   g_assert_no_error (error);
   sample_dir = g_build_filename (fixture_dir, "tiny-llama", NULL);
   ts_sample_options_init (&options);
