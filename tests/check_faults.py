@@ -120,6 +120,8 @@ def random_cancellation(big, out_dir, rng, runs=20):
                 problems.append("run %d (%.3f s): output left at the target path" % (i, delay))
         else:
             problems.append("run %d (%.3f s): exit %d: %s" % (i, delay, p.returncode, err.strip()))
+        if os.path.exists(target):             # one failure must not cascade into the next runs
+            os.remove(target)
         if leftovers(out_dir):
             problems.append("run %d (%.3f s): temporary files %s" % (i, delay, leftovers(out_dir)))
             for n in leftovers(out_dir):
@@ -130,6 +132,34 @@ def random_cancellation(big, out_dir, rng, runs=20):
           % (runs, span, cancelled, finished),
           not problems and cancelled > 0, "; ".join(problems))
     return span
+
+
+def interrupt_after_commit(src, out_dir, runs=10):
+    """Ctrl+C the moment the CLI reports the output written: the
+    conversion is done and committed, so it must still exit 0 with a
+    complete file (a handler removed too early would let the default
+    action kill a finished run)."""
+    target = os.path.join(out_dir, "late.gguf")
+    problems = []
+    hit = 0
+    for i in range(runs):
+        p = convert_async(src, target, "--outtype", "f32")
+        # the closing "Wrote ..." line: the output is committed and the
+        # process is on its way out
+        err = p.stderr.readline()
+        if p.poll() is None:
+            hit += 1
+            p.send_signal(signal.SIGINT)
+        _, rest = p.communicate(timeout=120)
+        err += rest
+        if p.returncode != 0:
+            problems.append("run %d: exit %d: %s" % (i, p.returncode, err.strip()))
+        if not os.path.exists(target) or not is_complete_gguf(target):
+            problems.append("run %d: no complete output" % i)
+        if os.path.exists(target):
+            os.remove(target)
+    check("SIGINT just after the output was committed (%d of %d runs still running): exit 0, output kept"
+          % (hit, runs), not problems and hit > 0, "; ".join(problems))
 
 
 def random_kill(big, out_dir, rng, span, runs=5):
@@ -270,6 +300,7 @@ def main():
                  "--kv-heads", "4", "--intermediate", "4096", "--shards", "2")
     span = random_cancellation(big, out_dir, rng)
     random_kill(big, out_dir, rng, span)
+    interrupt_after_commit(big, out_dir)
     source_changed(out_dir, "truncated")
     source_changed(out_dir, "rewritten in place")
     good = sample("good")

@@ -157,9 +157,7 @@ print_progress (gpointer data)
 static gboolean
 on_interrupt (gpointer data)
 {
-  ConvertState *state = data;
-
-  g_cancellable_cancel (state->cancellable);
+  g_cancellable_cancel (G_CANCELLABLE (data));
   return G_SOURCE_CONTINUE;
 }
 
@@ -185,14 +183,20 @@ run_conversion (TsConversionPlan  *plan,
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   ConvertState state = { loop, converter, cancellable, NULL, isatty (STDERR_FILENO), g_get_monotonic_time () };
-  guint tick = 0, sigint, sigterm;
+  guint tick = 0;
 
   ts_converter_set_jobs (converter, jobs);
   /* fault injection for the test suite: a disk that fills up */
   if (g_getenv ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER") != NULL)
     _ts_converter_set_fail_after (converter, g_ascii_strtoull (g_getenv ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER"), NULL, 10));
-  sigint = g_unix_signal_add (SIGINT, on_interrupt, &state);
-  sigterm = g_unix_signal_add (SIGTERM, on_interrupt, &state);
+  /* The handlers stay until the process exits: removing them would bring
+   * back the default action, and a Ctrl+C that lands just after the output
+   * was committed would then kill the process and report a finished
+   * conversion as a failure.  Cancelling a finished run does nothing. */
+  g_unix_signal_add_full (G_PRIORITY_DEFAULT, SIGINT, on_interrupt,
+                          g_object_ref (cancellable), g_object_unref);
+  g_unix_signal_add_full (G_PRIORITY_DEFAULT, SIGTERM, on_interrupt,
+                          g_object_ref (cancellable), g_object_unref);
   if (state.tty)
     tick = g_timeout_add (100, print_progress, &state);
   ts_converter_run_async (converter, target, force, cancellable, on_converted, &state);
@@ -203,8 +207,6 @@ run_conversion (TsConversionPlan  *plan,
       g_source_remove (tick);
       fprintf (stderr, "\n");
     }
-  g_source_remove (sigint);
-  g_source_remove (sigterm);
   if (state.error)
     {
       g_propagate_error (error, state.error);
