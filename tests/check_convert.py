@@ -49,6 +49,16 @@ def leftovers(folder):
     return [n for n in os.listdir(folder) if n.endswith(".part")]
 
 
+def wait_for_part(out_dir, p, timeout=20):
+    """Until the converter has its temporary file open (writing started)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout and p.poll() is None:
+        if leftovers(out_dir):
+            return True
+        time.sleep(0.001)
+    return False
+
+
 def check(name, ok, detail=""):
     global passed, failed
     if ok:
@@ -145,16 +155,22 @@ def main():
     expect_failure("disk full", good, os.path.join(out_dir, "full.gguf"), "No space",
                    env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})
 
-    # cancellation mid-write: SIGINT while a larger conversion runs
+    # cancellation mid-write: SIGINT while a larger conversion runs. The
+    # converter pauses 20 ms after each 4 MiB block (a test hook), so the
+    # signal, sent once the temporary file exists, lands mid-way however
+    # fast the disk; tests/check_faults.py covers random points at full speed.
     big = fresh("big", "--layers", "8", "--hidden", "1024", "--heads", "16",
                 "--kv-heads", "4", "--intermediate", "4096", "--shards", "2")
     target = os.path.join(out_dir, "cancelled.gguf")
     before = digest(big)
+    slow = {"TENSORSCOPE_TEST_BLOCK_DELAY_US": "20000"}
     p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.3)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, **slow))
+    started = wait_for_part(out_dir, p)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
+    check("cancel: the signal landed while writing", started)
     check("cancel: exit 1 with a message", p.returncode == 1 and "cancel" in err.lower(),
           "exit %d: %s" % (p.returncode, err.strip()))
     check("cancel: no output, no temp file, source untouched",
@@ -163,10 +179,11 @@ def main():
 
     # killed outright mid-write: only a hidden .part file may remain, never the target
     p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(0.3)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, **slow))
+    started = wait_for_part(out_dir, p)
     p.kill()
     p.wait()
+    check("SIGKILL: killed while writing", started)
     check("SIGKILL: nothing at the target path", not os.path.exists(target))
     for n in leftovers(out_dir):
         os.remove(os.path.join(out_dir, n))

@@ -3,11 +3,13 @@
  * Copyright 2026 The Tensorscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The work is cut into chunks of whole rows (whole heads for permuted
- * tensors) that worker threads convert independently and write at their
- * final offsets with pwrite(), so memory stays bounded by the chunk size
- * whatever the model size. Tensors whose bytes do not change are copied
- * in the kernel with copy_file_range().
+ * Worker threads each assemble one 4 MiB block of the output file at a
+ * time (header, tensor bytes copied or converted from the shards, zero
+ * padding) and write it at its offset, so memory stays bounded by a few
+ * blocks whatever the model size. Where the target file system takes
+ * O_DIRECT the blocks go straight to the disk; elsewhere they go through
+ * the page cache, and tensors whose bytes do not change are copied in the
+ * kernel with copy_file_range().
  */
 
 #include "config.h"
@@ -20,25 +22,20 @@
 
 #include "ts-converter.h"
 
-#define CHUNK_BYTES (4 * 1024 * 1024)
-
-typedef struct
-{
-  guint   tensor;      /* index in the plan */
-  guint64 row_start;
-  guint64 row_end;
-} Chunk;
-
-typedef struct
-{
-  TsPlanTensor *pt;      /* borrowed from the plan */
-  guint64       rows;
-  guint64       cols;    /* elements per row */
-  guint64       rows_per_head;
-  guint64       out_offset;  /* absolute */
-  int           src_fd;
-  guint64       src_offset;  /* absolute in its shard */
-} TensorJob;
+/* The output file is cut into blocks of BLOCK_BYTES (a test hook can make
+ * them smaller). A worker assembles a whole block in an aligned buffer
+ * (the header, the pieces of the tensors that fall in it, the zero padding
+ * between them) and writes it with one pwrite(): with O_DIRECT where the
+ * file system takes it, so the bytes go from this buffer to the disk with
+ * no second copy through the page cache and nothing is left for the final
+ * fsync() to write back. */
+#define BLOCK_BYTES (4 * 1024 * 1024)
+/* source elements staged at once (whole heads are added for permuted
+ * tensors) and elements converted through the float scratch at once */
+#define BATCH_ELEMS (1024 * 1024)
+#define SPAN_ELEMS  (16 * 1024)
+/* unchanged BF16 bytes are read and checked this much at a time */
+#define SCAN_BYTES  (256 * 1024)
 
 struct _TsConverter
 {
@@ -46,6 +43,9 @@ struct _TsConverter
   TsConversionPlan *plan;
   guint             jobs;
   guint64           fail_after;
+  gboolean          direct_io;
+  guint64           block_bytes;
+  guint64           block_delay_us;
 
   /* progress, written by workers */
   guint64           bytes_done;
@@ -110,11 +110,38 @@ ts_converter_class_init (TsConverterClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
+static guint64
+test_hook (const char *name,
+           guint64     fallback)
+{
+  const char *value = g_getenv (name);
+
+  return value ? g_ascii_strtoull (value, NULL, 10) : fallback;
+}
+
+/* For the test suite, which reaches every code path through the CLI and
+ * the app: writes that fail with ENOSPC after this many bytes (a disk that
+ * fills up); the page cache instead of O_DIRECT (a file system without
+ * it); blocks small enough that tiny models cross many block edges; a
+ * pause after each block, so that a cancellation surely lands mid-way. */
+static void
+read_test_hooks (TsConverter *self)
+{
+  guint64 block = test_hook ("TENSORSCOPE_TEST_BLOCK_BYTES", BLOCK_BYTES);
+
+  self->fail_after = test_hook ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER", G_MAXUINT64);
+  self->direct_io = g_getenv ("TENSORSCOPE_TEST_NO_DIRECT_IO") == NULL;
+  if (block > 0 && block % TS_GGUF_WRITER_DIRECT_ALIGNMENT == 0)
+    self->block_bytes = block;
+  self->block_delay_us = test_hook ("TENSORSCOPE_TEST_BLOCK_DELAY_US", 0);
+}
+
 static void
 ts_converter_init (TsConverter *self)
 {
   g_mutex_init (&self->progress_lock);
-  self->fail_after = G_MAXUINT64;
+  self->block_bytes = BLOCK_BYTES;
+  read_test_hooks (self);
 }
 
 TsConverter *
@@ -135,13 +162,6 @@ ts_converter_set_jobs (TsConverter *self,
 {
   g_return_if_fail (TS_IS_CONVERTER (self));
   self->jobs = jobs;
-}
-
-void
-_ts_converter_set_fail_after (TsConverter *self,
-                              guint64      bytes)
-{
-  self->fail_after = bytes;
 }
 
 guint64
@@ -246,28 +266,35 @@ bf16_is_signalling_nan (guint16 h)
   return (h & 0x7fc0) == 0x7f80 && (h & 0x003f) != 0;
 }
 
-/* Four values at a time: a lane whose exponent is all ones with the quiet
- * bit clear makes its masked lane zero, which the classic zero-lane test
- * finds (it may flag a neighbour too; the exact test decides). */
+/* Sixteen values at a time, with no branch in the loop so that the
+ * compiler keeps it in vector registers: with the sign cleared, a
+ * signalling NaN is exactly the range 0x7f81..0x7fbf. The data is little
+ * endian; a big-endian host takes the plain loop. */
+typedef guint16 U16x8 __attribute__ ((vector_size (16)));
+
 static gboolean
 bf16_has_signalling_nan (const guint8 *p,
                          gsize         n)
 {
-  const guint64 lanes = G_GUINT64_CONSTANT (0x0001000100010001);
-  const guint64 high = G_GUINT64_CONSTANT (0x8000800080008000);
   gsize i = 0;
 
-  for (; i + 4 <= n; i += 4)
-    {
-      guint64 x, e;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  U16x8 hit = { 0 };
 
-      memcpy (&x, p + 2 * i, 8);
-      e = (x & (lanes * 0x7fc0)) ^ (lanes * 0x7f80);
-      if (((e - lanes) & ~e & high) != 0)
-        for (guint k = 0; k < 4; k++)
-          if (bf16_is_signalling_nan ((guint16) (x >> (16 * k))))
-            return TRUE;
+  for (; i + 16 <= n; i += 16)
+    {
+      U16x8 a, b;
+
+      memcpy (&a, p + 2 * i, sizeof a);
+      memcpy (&b, p + 2 * i + 16, sizeof b);
+      a = (a & 0x7fff) - 0x7f81;
+      b = (b & 0x7fff) - 0x7f81;
+      hit |= (U16x8) (a < 0x3f) | (U16x8) (b < 0x3f);
     }
+  for (guint k = 0; k < 8; k++)
+    if (hit[k] != 0)
+      return TRUE;
+#endif
   for (; i < n; i++)
     if (bf16_is_signalling_nan ((guint16) (p[2 * i] | (p[2 * i + 1] << 8))))
       return TRUE;
@@ -276,18 +303,60 @@ bf16_has_signalling_nan (const guint8 *p,
 
 /* ---- workers ---- */
 
+
+typedef struct
+{
+  TsPlanTensor *pt;          /* borrowed from the plan */
+  const guint8 *generated;   /* the bytes of a generated tensor, or NULL */
+  guint64       out_offset;  /* absolute */
+  guint64       out_size;
+  int           src_fd;
+  guint64       src_offset;  /* absolute in its shard */
+  TsDType       in_type;
+  TsDType       out_type;
+  gsize         in_elem;     /* bytes per source element */
+  guint         unit_elems;  /* elements per output block (32 for Q8_0) */
+  guint         unit_bytes;
+  guint64       cols;        /* elements per row */
+  guint64       rows_per_head;  /* permuted tensors; 0 otherwise */
+  gboolean      plain;       /* the output bytes are the source bytes */
+} TensorJob;
+
 typedef struct
 {
   TsConverter   *self;
   TsGgufWriter  *writer;
-  GArray        *jobs;       /* TensorJob */
-  GArray        *chunks;     /* Chunk */
-  guint          next_chunk; /* atomic */
+  GBytes        *header;     /* bytes [0, data offset) */
+  GArray        *jobs;       /* TensorJob, in file order */
+  guint64        total;
+  guint64        block_bytes;
+  guint          n_blocks;
+  guint          next_block; /* atomic */
+  gboolean       kernel_copy;
   GCancellable  *cancellable;
   GMutex         error_lock;
   GError        *error;
   gboolean       failed;     /* atomic */
 } Run;
+
+/* a piece left for copy_file_range() when the output is not written with
+ * O_DIRECT */
+typedef struct
+{
+  guint64  out_offset;
+  int      src_fd;
+  guint64  src_offset;
+  guint64  len;
+} KernelCopy;
+
+typedef struct
+{
+  guint8 *block;             /* block_bytes, aligned for O_DIRECT */
+  guint8 *in;
+  gsize   in_size;
+  float  *scratch;           /* SPAN_ELEMS */
+  GArray *kernel_copies;     /* KernelCopy, for the current block */
+} Worker;
 
 static void
 run_fail (Run    *run,
@@ -303,28 +372,27 @@ run_fail (Run    *run,
 }
 
 static gboolean
-read_exact (int            fd,
-            void          *buf,
-            gsize          len,
-            guint64        offset,
-            TsPlanTensor  *pt,
-            GError       **error)
+read_exact (const TensorJob  *job,
+            void             *buf,
+            gsize             len,
+            guint64           offset,
+            GError          **error)
 {
   guint8 *p = buf;
 
   while (len > 0)
     {
-      ssize_t n = pread (fd, p, len, (off_t) offset);
+      ssize_t n = pread (job->src_fd, p, len, (off_t) offset);
 
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         {
-          TsFilePart *part = ts_tensor_get_part (ts_plan_tensor_get_source (pt));
+          TsTensor *src = ts_plan_tensor_get_source (job->pt);
 
           g_set_error (error, G_IO_ERROR, n < 0 ? g_io_error_from_errno (errno) : G_IO_ERROR_FAILED,
                        "%s: reading tensor '%s' at byte %" G_GUINT64_FORMAT " failed: %s",
-                       ts_file_part_get_name (part), ts_tensor_get_name (ts_plan_tensor_get_source (pt)),
+                       ts_file_part_get_name (ts_tensor_get_part (src)), ts_tensor_get_name (src),
                        offset, n < 0 ? g_strerror (errno) : "the file is shorter than its header says (truncated or changed?)");
           return FALSE;
         }
@@ -335,27 +403,255 @@ read_exact (int            fd,
   return TRUE;
 }
 
-/* In-kernel copy; FALSE with no error means "use the buffered path". */
-static gboolean
-copy_range (Run           *run,
-            int            src_fd,
-            guint64        src_offset,
-            guint64        dst_offset,
-            guint64        len,
-            gboolean      *fallback,
-            GError       **error)
+static guint8 *
+ensure_in (Worker *w,
+           gsize   size)
 {
-  loff_t in = (loff_t) src_offset, out = (loff_t) dst_offset;
+  if (w->in_size < size)
+    {
+      g_free (w->in);
+      w->in = g_malloc (w->in_size = size);
+    }
+  return w->in;
+}
+
+/* @n source elements at @in to output units at @out; @n is a whole
+ * number of output units */
+static void
+encode_span (const TensorJob *job,
+             Worker          *w,
+             const guint8    *in,
+             guint8          *out,
+             guint64          n)
+{
+  while (n > 0)
+    {
+      gsize m = MIN (n, SPAN_ELEMS);
+
+      ts_dtype_read_f32 (job->in_type, in, w->scratch, m);
+      encode_row (job->out_type, w->scratch, out, m);
+      in += m * job->in_elem;
+      out += m / job->unit_elems * job->unit_bytes;
+      n -= m;
+    }
+}
+
+/* Output units [@ua, @ub) of a tensor into @out: the source elements are
+ * staged in batches (whole heads for a permuted tensor, whose rows move
+ * only within their head), then copied or converted row span by row span. */
+static gboolean
+convert_units (const TensorJob  *job,
+               Worker           *w,
+               guint64           ua,
+               guint64           ub,
+               guint8           *out,
+               GError          **error)
+{
+  guint64 e = ua * job->unit_elems, e_end = ub * job->unit_elems;
+  guint64 batch = BATCH_ELEMS / job->unit_elems * job->unit_elems;
+
+  while (e < e_end)
+    {
+      guint64 n = MIN (e_end - e, batch);
+      guint64 first = e, count = n;
+      gboolean same;
+      guint8 *in;
+
+      if (job->rows_per_head > 0)
+        {
+          guint64 head = job->rows_per_head * job->cols;
+
+          first = e / head * head;
+          count = ((e + n - 1) / head + 1) * head - first;
+        }
+      in = ensure_in (w, count * job->in_elem);
+      if (!read_exact (job, in, count * job->in_elem, job->src_offset + first * job->in_elem, error))
+        return FALSE;
+      same = ts_plan_tensor_get_transform (job->pt) == TS_TRANSFORM_COPY &&
+             job->in_type == job->out_type &&
+             (job->in_type != TS_DTYPE_BF16 || !bf16_has_signalling_nan (in, count));
+      for (guint64 pos = e; pos < e + n;)
+        {
+          guint64 span = e + n - pos, src = pos;
+          const guint8 *p;
+          guint8 *q = out + (pos - e) / job->unit_elems * job->unit_bytes;
+
+          if (job->rows_per_head > 0)
+            {
+              guint64 r = pos / job->cols, c = pos % job->cols;
+
+              span = MIN (span, job->cols - c);
+              src = ts_permuted_source_row (r, job->rows_per_head) * job->cols + c;
+            }
+          p = in + (src - first) * job->in_elem;
+          if (same)
+            memcpy (q, p, span * job->in_elem);
+          else
+            encode_span (job, w, p, q, span);
+          pos += span;
+        }
+      out += n / job->unit_elems * job->unit_bytes;
+      e += n;
+    }
+  return TRUE;
+}
+
+/* Bytes [@a, @b) of a tensor's output into @dst. An output unit (a Q8_0
+ * block of 34 bytes) can straddle two file blocks: its part is cut from a
+ * unit converted on the side. */
+static gboolean
+fill_tensor (Run              *run,
+             Worker           *w,
+             const TensorJob  *job,
+             guint64           a,
+             guint64           b,
+             guint8           *dst,
+             GError          **error)
+{
+  guint64 U = job->unit_bytes;
+  guint8 unit[64];
+
+  if (job->generated != NULL)
+    {
+      memcpy (dst, job->generated + a, b - a);
+      return TRUE;
+    }
+  if (job->plain)
+    {
+      if (run->kernel_copy && !ts_gguf_writer_get_direct_io (run->writer) &&
+          job->in_type != TS_DTYPE_BF16)
+        {
+          /* nothing to look at: the kernel copies, after the block */
+          KernelCopy k = { job->out_offset + a, job->src_fd, job->src_offset + a, b - a };
+
+          g_array_append_val (w->kernel_copies, k);
+          return TRUE;
+        }
+      if (job->in_type != TS_DTYPE_BF16)
+        return read_exact (job, dst, b - a, job->src_offset + a, error);
+      /* A BF16 signalling NaN gains the quiet bit on llama.cpp's round
+       * trip through float32: those pieces take the converting path. The
+       * bytes are looked at right after each read, while still in cache. */
+      {
+        gboolean snan = FALSE;
+
+        for (guint64 at = a; at < b && !snan; at += SCAN_BYTES)
+          {
+            guint64 len = MIN (b - at, SCAN_BYTES);
+
+            if (!read_exact (job, dst + (at - a), len, job->src_offset + at, error))
+              return FALSE;
+            snan = bf16_has_signalling_nan (dst + (at - a), len / 2);
+          }
+        if (!snan)
+          return TRUE;
+      }
+    }
+  g_assert (U <= sizeof unit);
+  if (a % U != 0)
+    {
+      guint64 u = a / U, n = MIN (b, (u + 1) * U) - a;
+
+      if (!convert_units (job, w, u, u + 1, unit, error))
+        return FALSE;
+      memcpy (dst, unit + a % U, n);
+      dst += n;
+      a += n;
+    }
+  if (b / U > a / U)
+    {
+      if (!convert_units (job, w, a / U, b / U, dst, error))
+        return FALSE;
+      dst += (b / U - a / U) * U;
+      a = b / U * U;
+    }
+  if (a < b)
+    {
+      if (!convert_units (job, w, a / U, a / U + 1, unit, error))
+        return FALSE;
+      memcpy (dst, unit, b - a);
+    }
+  return TRUE;
+}
+
+/* the first tensor that ends after @pos */
+static guint
+find_job (Run     *run,
+          guint64  pos)
+{
+  guint lo = 0, hi = run->jobs->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      TensorJob *job = &g_array_index (run->jobs, TensorJob, mid);
+
+      if (job->out_offset + job->out_size <= pos)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Assembles bytes [@start, @end) of the file in w->block; returns the
+ * last tensor with bytes in it (for the progress), or G_MAXUINT. */
+static gboolean
+fill_block (Run      *run,
+            Worker   *w,
+            guint64   start,
+            guint64   end,
+            guint    *last_tensor,
+            GError  **error)
+{
+  gsize header_size;
+  const guint8 *header = g_bytes_get_data (run->header, &header_size);
+  guint64 pos = start;
+
+  *last_tensor = G_MAXUINT;
+  g_array_set_size (w->kernel_copies, 0);
+  if (pos < header_size)
+    {
+      guint64 n = MIN (end, header_size) - pos;
+
+      memcpy (w->block, header + pos, n);
+      pos += n;
+    }
+  for (guint i = find_job (run, pos); i < run->jobs->len && pos < end; i++)
+    {
+      TensorJob *job = &g_array_index (run->jobs, TensorJob, i);
+      guint64 a = MAX (pos, job->out_offset), b = MIN (end, job->out_offset + job->out_size);
+
+      if (job->out_offset >= end)
+        break;
+      if (a >= b)
+        continue;
+      memset (w->block + (pos - start), 0, a - pos);
+      if (!fill_tensor (run, w, job, a - job->out_offset, b - job->out_offset,
+                        w->block + (a - start), error))
+        return FALSE;
+      *last_tensor = i;
+      pos = b;
+    }
+  memset (w->block + (pos - start), 0, end - pos);
+  return TRUE;
+}
+
+/* In-kernel copy of a piece; FALSE with no error means "copy it through
+ * the block after all" (a file system that cannot). */
+static gboolean
+kernel_copy (Run               *run,
+             const KernelCopy  *k,
+             gboolean          *fallback,
+             GError           **error)
+{
+  loff_t in = (loff_t) k->src_offset, out = (loff_t) k->out_offset;
+  guint64 len = k->len;
 
   *fallback = FALSE;
-  if (run->self->fail_after != G_MAXUINT64)
-    {
-      *fallback = TRUE;
-      return FALSE;
-    }
   while (len > 0)
     {
-      ssize_t n = copy_file_range (src_fd, &in, ts_gguf_writer_get_fd (run->writer), &out, len, 0);
+      ssize_t n = copy_file_range (k->src_fd, &in, ts_gguf_writer_get_fd (run->writer), &out, len, 0);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -376,198 +672,108 @@ copy_range (Run           *run,
   return TRUE;
 }
 
-typedef struct
-{
-  guint8 *in;
-  float  *row;
-  guint8 *out;
-  gsize   in_size;
-  gsize   out_size;
-  gsize   row_size;
-} Buffers;
-
-static void
-ensure_buffers (Buffers *b,
-                gsize    in_size,
-                gsize    out_size,
-                gsize    row_elems)
-{
-  if (b->in_size < in_size)
-    {
-      g_free (b->in);
-      b->in = g_malloc (b->in_size = in_size);
-    }
-  if (b->out_size < out_size)
-    {
-      g_free (b->out);
-      b->out = g_malloc (b->out_size = out_size);
-    }
-  if (b->row_size < row_elems)
-    {
-      g_free (b->row);
-      b->row = g_new (float, b->row_size = row_elems);
-    }
-}
-
+/* Writes the assembled block: whole (rounded up to the O_DIRECT alignment
+ * at the end of the file; the commit truncates to the exact size), or,
+ * without O_DIRECT, around the pieces the kernel copies, and then starts
+ * the writeback so that the final fsync() has little left to do. */
 static gboolean
-process_chunk (Run          *run,
-               Buffers      *buf,
-               const Chunk  *chunk,
-               GError      **error)
+write_block (Run      *run,
+             Worker   *w,
+             guint64   start,
+             guint64   end,
+             GError  **error)
 {
-  TensorJob *job = &g_array_index (run->jobs, TensorJob, chunk->tensor);
-  TsPlanTensor *pt = job->pt;
-  TsTensor *src = ts_plan_tensor_get_source (pt);
-  TsDType in_type = ts_tensor_get_dtype (src);
-  TsDType out_type = ts_plan_tensor_get_dtype (pt);
-  gsize in_row = ts_dtype_get_info (in_type)->type_size * job->cols;
-  guint64 out_row;
-  guint64 n_rows = chunk->row_end - chunk->row_start;
-  guint64 in_offset = job->src_offset + chunk->row_start * in_row;
-  guint64 out_offset;
-  gboolean same_bytes;
+  guint64 pos = start;
 
-  ts_dtype_compute_size (out_type, job->cols, &out_row);
-  out_offset = job->out_offset + chunk->row_start * out_row;
-  ensure_buffers (buf, n_rows * in_row, n_rows * out_row, job->cols);
-  if (!read_exact (job->src_fd, buf->in, n_rows * in_row, in_offset, pt, error))
-    return FALSE;
-
-  same_bytes = ts_plan_tensor_get_transform (pt) == TS_TRANSFORM_COPY &&
-               (in_type != TS_DTYPE_BF16 || !bf16_has_signalling_nan (buf->in, n_rows * job->cols));
-  for (guint64 r = 0; r < n_rows; r++)
+  if (ts_gguf_writer_get_direct_io (run->writer) && w->kernel_copies->len == 0)
     {
-      guint64 src_r = r;
-      const guint8 *in;
+      guint64 len = (end - start + TS_GGUF_WRITER_DIRECT_ALIGNMENT - 1) /
+                    TS_GGUF_WRITER_DIRECT_ALIGNMENT * TS_GGUF_WRITER_DIRECT_ALIGNMENT;
 
-      if (job->rows_per_head > 0)
-        src_r = ts_permuted_source_row (chunk->row_start + r, job->rows_per_head) - chunk->row_start;
-      in = buf->in + src_r * in_row;
-      if (same_bytes)
-        memcpy (buf->out + r * out_row, in, in_row);
-      else
+      memset (w->block + (end - start), 0, len - (end - start));
+      if (!ts_gguf_writer_pwrite (run->writer, w->block, len, start, error))
+        return FALSE;
+      /* O_DIRECT may have been refused at the first write: then the block
+       * went through the page cache after all */
+      if (ts_gguf_writer_get_direct_io (run->writer))
+        return TRUE;
+    }
+  else
+    {
+      for (guint i = 0; i <= w->kernel_copies->len; i++)
         {
-          ts_dtype_read_f32 (in_type, in, buf->row, job->cols);
-          encode_row (out_type, buf->row, buf->out + r * out_row, job->cols);
+          KernelCopy *k = i < w->kernel_copies->len ? &g_array_index (w->kernel_copies, KernelCopy, i) : NULL;
+          guint64 next = k ? k->out_offset : end;
+          gboolean fallback;
+
+          if (next > pos &&
+              !ts_gguf_writer_pwrite (run->writer, w->block + (pos - start), next - pos, pos, error))
+            return FALSE;
+          if (k == NULL)
+            break;
+          if (!kernel_copy (run, k, &fallback, error))
+            {
+              const TensorJob *job = &g_array_index (run->jobs, TensorJob, find_job (run, k->out_offset));
+
+              if (!fallback)
+                return FALSE;
+              /* this file system cannot: copy through the block, now and
+               * for the rest of the run */
+              run->kernel_copy = FALSE;
+              if (!read_exact (job, w->block + (k->out_offset - start), k->len, k->src_offset, error) ||
+                  !ts_gguf_writer_pwrite (run->writer, w->block + (k->out_offset - start), k->len,
+                                          k->out_offset, error))
+                return FALSE;
+            }
+          pos = k->out_offset + k->len;
         }
     }
-  return ts_gguf_writer_pwrite (run->writer, buf->out, n_rows * out_row, out_offset, error);
-}
-
-/* Unchanged, unpermuted bytes: read them once to look for BF16 signalling
- * NaNs, then let the kernel copy; otherwise convert through buffers. The
- * source is read with pread(), never through the mapping, so a shard
- * truncated under our feet is a read error rather than a SIGBUS. */
-static gboolean
-copy_or_process_chunk (Run          *run,
-                       Buffers      *buf,
-                       const Chunk  *chunk,
-                       GError      **error)
-{
-  TensorJob *job = &g_array_index (run->jobs, TensorJob, chunk->tensor);
-  TsTensor *src = ts_plan_tensor_get_source (job->pt);
-  TsDType in_type = ts_tensor_get_dtype (src);
-  gsize row = ts_dtype_get_info (in_type)->type_size * job->cols;
-  guint64 len = (chunk->row_end - chunk->row_start) * row;
-  guint64 src_offset = job->src_offset + chunk->row_start * row;
-  gboolean fallback = FALSE;
-
-  if (ts_plan_tensor_get_transform (job->pt) != TS_TRANSFORM_COPY || job->rows_per_head > 0)
-    return process_chunk (run, buf, chunk, error);
-  if (in_type == TS_DTYPE_BF16)
-    {
-      ensure_buffers (buf, len, 0, 0);
-      if (!read_exact (job->src_fd, buf->in, len, src_offset, job->pt, error))
-        return FALSE;
-      if (bf16_has_signalling_nan (buf->in, len / 2))
-        return process_chunk (run, buf, chunk, error);
-    }
-  if (copy_range (run, job->src_fd, src_offset,
-                  job->out_offset + chunk->row_start * row, len, &fallback, error))
-    return TRUE;
-  return fallback ? process_chunk (run, buf, chunk, error) : FALSE;
-}
-
-/* Start writing the chunk back to disk now, so that the final fsync() has
- * little left to do and the disk works while the CPU converts. */
-static void
-start_writeback (Run         *run,
-                 const Chunk *chunk)
-{
-  TensorJob *job = &g_array_index (run->jobs, TensorJob, chunk->tensor);
-  guint64 out_row;
-
-  ts_dtype_compute_size (ts_plan_tensor_get_dtype (job->pt), job->cols, &out_row);
-  sync_file_range (ts_gguf_writer_get_fd (run->writer),
-                   (off_t) (job->out_offset + chunk->row_start * out_row),
-                   (off_t) ((chunk->row_end - chunk->row_start) * out_row),
+  sync_file_range (ts_gguf_writer_get_fd (run->writer), (off_t) start, (off_t) (end - start),
                    SYNC_FILE_RANGE_WRITE);
+  return TRUE;
 }
 
 static gpointer
 worker (gpointer data)
 {
   Run *run = data;
-  Buffers buf = { 0 };
+  Worker w = { 0 };
+  guint64 data_offset = g_bytes_get_size (run->header);
 
+  w.block = g_aligned_alloc (1, run->block_bytes, TS_GGUF_WRITER_DIRECT_ALIGNMENT);
+  w.scratch = g_new (float, SPAN_ELEMS);
+  w.kernel_copies = g_array_new (FALSE, FALSE, sizeof (KernelCopy));
   while (!__atomic_load_n (&run->failed, __ATOMIC_RELAXED))
     {
-      guint i = __atomic_fetch_add (&run->next_chunk, 1, __ATOMIC_RELAXED);
+      guint i = __atomic_fetch_add (&run->next_block, 1, __ATOMIC_RELAXED);
+      guint64 start = (guint64) i * run->block_bytes, end;
       GError *error = NULL;
-      Chunk *chunk;
-      TensorJob *job;
-      guint64 out_row;
+      guint last_tensor;
 
-      if (i >= run->chunks->len)
+      if (i >= run->n_blocks)
         break;
+      end = MIN (run->total, start + run->block_bytes);
       if (g_cancellable_set_error_if_cancelled (run->cancellable, &error) ||
-          !copy_or_process_chunk (run, &buf, &g_array_index (run->chunks, Chunk, i), &error))
+          !fill_block (run, &w, start, end, &last_tensor, &error) ||
+          !write_block (run, &w, start, end, &error))
         {
           run_fail (run, error);
           break;
         }
-      chunk = &g_array_index (run->chunks, Chunk, i);
-      start_writeback (run, chunk);
-      job = &g_array_index (run->jobs, TensorJob, chunk->tensor);
-      ts_dtype_compute_size (ts_plan_tensor_get_dtype (job->pt), job->cols, &out_row);
-      report_progress (run->self, chunk->tensor, (chunk->row_end - chunk->row_start) * out_row);
+      if (end > data_offset)
+        report_progress (run->self, last_tensor != G_MAXUINT ? last_tensor : 0,
+                         end - MAX (start, data_offset));
+      if (run->self->block_delay_us > 0)
+        g_usleep (run->self->block_delay_us);
     }
-  g_free (buf.in);
-  g_free (buf.out);
-  g_free (buf.row);
+  g_aligned_free (w.block);
+  g_free (w.in);
+  g_free (w.scratch);
+  g_array_unref (w.kernel_copies);
   return NULL;
 }
 
 /* ---- planning the work ---- */
-
-static void
-add_chunks (Run       *run,
-            guint      tensor,
-            TensorJob *job)
-{
-  gsize in_row = ts_dtype_get_info (ts_tensor_get_dtype (ts_plan_tensor_get_source (job->pt)))->type_size * job->cols;
-  guint64 step = MAX (1, CHUNK_BYTES / MAX (in_row, 1));
-
-  /* permuted rows move only within their head: chunks hold whole heads */
-  if (job->rows_per_head > 0)
-    step = MAX (1, step / job->rows_per_head) * job->rows_per_head;
-  for (guint64 r = 0; r < job->rows; r += step)
-    {
-      Chunk c = { tensor, r, MIN (job->rows, r + step) };
-
-      g_array_append_val (run->chunks, c);
-    }
-}
-
-static gboolean
-write_generated (Run           *run,
-                 TsPlanTensor  *pt,
-                 guint64        offset,
-                 GError       **error)
-{
-  return ts_gguf_writer_pwrite (run->writer, ts_plan_tensor_get_generated (pt),
-                                ts_plan_tensor_get_size (pt), offset, error);
-}
 
 static gboolean
 open_sources (Run         *run,
@@ -581,13 +787,19 @@ open_sources (Run         *run,
     {
       g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
       TsTensor *src = ts_plan_tensor_get_source (pt);
-      TensorJob job = { pt, 0, 0, 0, data_offset + ts_plan_tensor_get_offset (pt), -1, 0 };
+      TensorJob job = { 0 };
+      const TsDTypeInfo *out_info = ts_dtype_get_info (ts_plan_tensor_get_dtype (pt));
 
+      job.pt = pt;
+      job.out_offset = data_offset + ts_plan_tensor_get_offset (pt);
+      job.out_size = ts_plan_tensor_get_size (pt);
+      job.src_fd = -1;
+      job.out_type = ts_plan_tensor_get_dtype (pt);
+      job.unit_elems = out_info->block_size;
+      job.unit_bytes = out_info->type_size;
       if (src == NULL)
         {
-          if (!write_generated (run, pt, job.out_offset, error))
-            return FALSE;
-          report_progress (run->self, i, ts_plan_tensor_get_size (pt));
+          job.generated = (const guint8 *) ts_plan_tensor_get_generated (pt);
           g_array_append_val (run->jobs, job);
           continue;
         }
@@ -614,12 +826,15 @@ open_sources (Run         *run,
         job.src_fd = GPOINTER_TO_INT (fd_ptr);
       }
       job.src_offset = ts_tensor_get_offset (src);
+      job.in_type = ts_tensor_get_dtype (src);
+      job.in_elem = ts_dtype_get_info (job.in_type)->type_size;
       job.cols = ts_plan_tensor_get_n_dims (pt) > 0 ? ts_plan_tensor_get_dims (pt)[0] : 1;
-      job.rows = ts_plan_tensor_get_n_elements (pt) / MAX (job.cols, 1);
       if (ts_plan_tensor_get_permute_heads (pt) > 0)
-        job.rows_per_head = job.rows / ts_plan_tensor_get_permute_heads (pt);
+        job.rows_per_head = ts_plan_tensor_get_n_elements (pt) / MAX (job.cols, 1) /
+                            ts_plan_tensor_get_permute_heads (pt);
+      job.plain = ts_plan_tensor_get_transform (pt) == TS_TRANSFORM_COPY &&
+                  job.rows_per_head == 0 && job.in_type == job.out_type;
       g_array_append_val (run->jobs, job);
-      add_chunks (run, i, &g_array_index (run->jobs, TensorJob, run->jobs->len - 1));
     }
   return TRUE;
 }
@@ -637,16 +852,14 @@ execute (Run      *run,
          GError  **error)
 {
   g_autoptr(GHashTable) fds = g_hash_table_new (NULL, NULL);
-  g_autoptr(GBytes) header = ts_gguf_writer_build_header (run->writer);
   g_autoptr(GPtrArray) threads = g_ptr_array_new ();
   guint n_threads = run->self->jobs ? run->self->jobs : g_get_num_processors ();
   gboolean ok;
 
-  ok = ts_gguf_writer_pwrite (run->writer, g_bytes_get_data (header, NULL),
-                              g_bytes_get_size (header), 0, error) &&
-       open_sources (run, fds, error);
+  ok = open_sources (run, fds, error);
   if (ok)
     {
+      run->n_blocks = (guint) ((run->total + run->block_bytes - 1) / run->block_bytes);
       for (guint i = 0; i < n_threads; i++)
         g_ptr_array_add (threads, g_thread_new ("ts-convert", worker, run));
       for (guint i = 0; i < threads->len; i++)
@@ -670,7 +883,7 @@ ts_converter_run (TsConverter   *self,
 {
   g_autoptr(TsGgufWriter) writer = NULL;
   g_autoptr(GArray) jobs = g_array_new (FALSE, TRUE, sizeof (TensorJob));
-  g_autoptr(GArray) chunks = g_array_new (FALSE, TRUE, sizeof (Chunk));
+  g_autoptr(GBytes) header = NULL;
   Run run = { 0 };
   gboolean ok;
 
@@ -687,10 +900,17 @@ ts_converter_run (TsConverter   *self,
 
   self->bytes_total = ts_gguf_writer_get_total_size (writer) - ts_gguf_writer_get_data_offset (writer);
   __atomic_store_n (&self->bytes_done, 0, __ATOMIC_RELAXED);
+  header = ts_gguf_writer_build_header (writer);
   run.self = self;
   run.writer = writer;
+  run.header = header;
   run.jobs = jobs;
-  run.chunks = chunks;
+  run.total = ts_gguf_writer_get_total_size (writer);
+  run.block_bytes = self->block_bytes;
+  /* the fault-injection hook counts bytes in ts_gguf_writer_pwrite() */
+  run.kernel_copy = self->fail_after == G_MAXUINT64;
+  if (self->direct_io)
+    ts_gguf_writer_use_direct_io (writer);
   run.cancellable = cancellable;
   g_mutex_init (&run.error_lock);
 

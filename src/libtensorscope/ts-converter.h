@@ -44,8 +44,4 @@ guint64      ts_converter_get_bytes_total   (TsConverter         *self);
 double       ts_converter_get_fraction      (TsConverter         *self);
 char        *ts_converter_dup_current_tensor (TsConverter        *self);
 
-/* test hook: fail writing with ENOSPC after this many bytes */
-void         _ts_converter_set_fail_after   (TsConverter         *self,
-                                             guint64              bytes);
-
 G_END_DECLS

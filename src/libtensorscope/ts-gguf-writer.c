@@ -39,6 +39,7 @@ struct _TsGgufWriter
   gboolean        overwrite;
   guint64         written;
   guint64         fail_after;
+  gboolean        direct;     /* atomic */
 };
 
 static void
@@ -206,6 +207,22 @@ ts_gguf_writer_open (TsGgufWriter  *self,
                    "cannot create a file in %s: %s", dir_path, g_strerror (errsv));
       return FALSE;
     }
+  /* Reserve the space now: a disk that fills up meanwhile fails here,
+   * before any work, and the file is laid out in one piece. File systems
+   * without fallocate() simply allocate as the data comes. */
+  if (fallocate (self->fd, 0, 0, (off_t) ts_gguf_writer_get_total_size (self)) != 0 &&
+      (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
+    {
+      errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "cannot reserve %" G_GUINT64_FORMAT " bytes for %s in %s: %s",
+                   ts_gguf_writer_get_total_size (self), base, dir_path, g_strerror (errsv));
+      g_close (self->fd, NULL);
+      self->fd = -1;
+      g_unlink (self->temp_path);
+      g_clear_pointer (&self->temp_path, g_free);
+      return FALSE;
+    }
   self->target = g_object_ref (target);
   self->overwrite = overwrite;
   return TRUE;
@@ -215,6 +232,38 @@ int
 ts_gguf_writer_get_fd (TsGgufWriter *self)
 {
   return self->fd;
+}
+
+/* TRUE when the file system took O_DIRECT. A file system may still refuse
+ * the first write (EINVAL): ts_gguf_writer_pwrite() then turns it off and
+ * writes through the page cache. */
+gboolean
+ts_gguf_writer_use_direct_io (TsGgufWriter *self)
+{
+  int flags;
+
+  g_return_val_if_fail (self->fd >= 0, FALSE);
+
+  flags = fcntl (self->fd, F_GETFL);
+  if (flags >= 0 && fcntl (self->fd, F_SETFL, flags | O_DIRECT) == 0)
+    __atomic_store_n (&self->direct, TRUE, __ATOMIC_RELAXED);
+  return ts_gguf_writer_get_direct_io (self);
+}
+
+gboolean
+ts_gguf_writer_get_direct_io (TsGgufWriter *self)
+{
+  return __atomic_load_n (&self->direct, __ATOMIC_RELAXED);
+}
+
+static void
+stop_direct_io (TsGgufWriter *self)
+{
+  int flags = fcntl (self->fd, F_GETFL);
+
+  if (flags >= 0)
+    fcntl (self->fd, F_SETFL, flags & ~O_DIRECT);
+  __atomic_store_n (&self->direct, FALSE, __ATOMIC_RELAXED);
 }
 
 const char *
@@ -252,6 +301,13 @@ ts_gguf_writer_pwrite (TsGgufWriter  *self,
         n = pwrite (self->fd, p, len, (off_t) offset);
       if (n < 0 && errno == EINTR)
         continue;
+      if (n < 0 && errno == EINVAL && ts_gguf_writer_get_direct_io (self))
+        {
+          /* the file system (or this write's alignment) does not do
+           * O_DIRECT after all: the page cache always does */
+          stop_direct_io (self);
+          continue;
+        }
       if (n <= 0)
         {
           int errsv = n < 0 ? errno : ENOSPC;

@@ -43,6 +43,12 @@ gboolean      ts_gguf_writer_open             (TsGgufWriter   *self,
                                                gboolean        overwrite,
                                                GError        **error);
 int           ts_gguf_writer_get_fd           (TsGgufWriter   *self);
+
+/* O_DIRECT: writes of whole blocks aligned to this, in buffers aligned to
+ * it, go to the disk without a copy in the page cache */
+#define TS_GGUF_WRITER_DIRECT_ALIGNMENT 4096
+gboolean      ts_gguf_writer_use_direct_io    (TsGgufWriter   *self);
+gboolean      ts_gguf_writer_get_direct_io    (TsGgufWriter   *self);
 const char   *ts_gguf_writer_get_temp_path    (TsGgufWriter   *self);
 /* writes @len bytes at absolute @offset, retrying short writes */
 gboolean      ts_gguf_writer_pwrite           (TsGgufWriter   *self,

@@ -186,9 +186,6 @@ run_conversion (TsConversionPlan  *plan,
   guint tick = 0;
 
   ts_converter_set_jobs (converter, jobs);
-  /* fault injection for the test suite: a disk that fills up */
-  if (g_getenv ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER") != NULL)
-    _ts_converter_set_fail_after (converter, g_ascii_strtoull (g_getenv ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER"), NULL, 10));
   /* The handlers stay until the process exits: removing them would bring
    * back the default action, and a Ctrl+C that lands just after the output
    * was committed would then kill the process and report a finished

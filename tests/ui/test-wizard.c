@@ -443,8 +443,10 @@ test_wizard_cancel (void)
   gint64 cancelled_at;
   double latency;
 
-  /* big enough that the F32 output (780 MB) takes a while to write even on
-   * an idle machine, so Stop always lands mid-way */
+  /* big enough that the F32 output (780 MB) takes a while to write, and
+   * with a 20 ms pause after each 4 MiB block (a converter test hook) so
+   * that Stop lands mid-way however fast the disk */
+  g_setenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US", "20000", TRUE);
   ts_sample_options_init (&options);
   options.n_layers = 16;
   options.hidden_size = 1024;
@@ -487,6 +489,7 @@ test_wizard_cancel (void)
   /* no temporary file either */
   g_assert_cmpuint (count_dir_entries (out_dir), ==, 0);
   save_screenshot (GTK_WIDGET (wizard), "wizard-4-cancelled.png");
+  g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
 
   /* Back leads to the preview again */
   ts_convert_wizard_go_back (wizard);
