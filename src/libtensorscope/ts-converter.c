@@ -332,7 +332,7 @@ typedef struct
   guint64        block_bytes;
   guint          n_blocks;
   guint          next_block; /* atomic */
-  gboolean       kernel_copy;
+  gboolean       kernel_copy; /* atomic */
   GCancellable  *cancellable;
   GMutex         error_lock;
   GError        *error;
@@ -518,7 +518,7 @@ fill_tensor (Run              *run,
     }
   if (job->plain)
     {
-      if (run->kernel_copy && !ts_gguf_writer_get_direct_io (run->writer) &&
+      if (__atomic_load_n (&run->kernel_copy, __ATOMIC_RELAXED) && !ts_gguf_writer_get_direct_io (run->writer) &&
           job->in_type != TS_DTYPE_BF16)
         {
           /* nothing to look at: the kernel copies, after the block */
@@ -719,7 +719,7 @@ write_block (Run      *run,
                 return FALSE;
               /* this file system cannot: copy through the block, now and
                * for the rest of the run */
-              run->kernel_copy = FALSE;
+              __atomic_store_n (&run->kernel_copy, FALSE, __ATOMIC_RELAXED);
               if (!read_exact (job, w->block + (k->out_offset - start), k->len, k->src_offset, error) ||
                   !ts_gguf_writer_pwrite (run->writer, w->block + (k->out_offset - start), k->len,
                                           k->out_offset, error))
