@@ -518,8 +518,9 @@ fill_tensor (Run              *run,
     }
   if (job->plain)
     {
-      if (__atomic_load_n (&run->kernel_copy, __ATOMIC_RELAXED) && !ts_gguf_writer_get_direct_io (run->writer) &&
-          job->in_type != TS_DTYPE_BF16)
+      if (job->in_type != TS_DTYPE_BF16 &&
+          __atomic_load_n (&run->kernel_copy, __ATOMIC_RELAXED) &&
+          !ts_gguf_writer_get_direct_io (run->writer))
         {
           /* nothing to look at: the kernel copies, after the block */
           KernelCopy k = { job->out_offset + a, job->src_fd, job->src_offset + a, b - a };
