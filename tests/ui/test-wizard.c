@@ -472,8 +472,9 @@ test_wizard_cancel (void)
   converter = ts_convert_wizard_get_converter (wizard);
   g_assert_nonnull (converter);
   g_assert_cmpfloat (ts_converter_get_fraction (converter), <, 1.0);
-  /* let a frame paint, without giving the conversion time to finish */
-  run_for (100);
+  /* let the page finish sliding in (180 ms) and a frame paint; the
+   * paced conversion is far from done */
+  run_for (300);
   g_assert_nonnull (ts_convert_wizard_get_converter (wizard));
   g_test_message ("screenshot at %.0f %%", 100 * ts_converter_get_fraction (converter));
   render_png (GTK_WIDGET (wizard), "wizard-4-convert.png");
