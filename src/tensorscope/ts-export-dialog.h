@@ -24,5 +24,11 @@ TsExportDialog *ts_export_dialog_new         (GtkWindow      *parent,
  * file is chosen); emits ::exported or shows the error in the dialog. */
 void            ts_export_dialog_export_to   (TsExportDialog *self,
                                               GFile          *file);
+/* The diagram's size as the dialog shows it ("1600 × 742 points"); empty
+ * while the dialog's layout is still being built on a worker. */
+const char     *ts_export_dialog_get_size_text (TsExportDialog *self);
+/* Sets the width, as typing it into the dialog does. */
+void            ts_export_dialog_set_width   (TsExportDialog *self,
+                                              int             width);
 
 G_END_DECLS

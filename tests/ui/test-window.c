@@ -708,19 +708,33 @@ test_export_dialog (void)
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GFile) written = NULL;
   gboolean timed_out = FALSE;
+  guint timeout;
 
   gtk_window_present (GTK_WINDOW (dialog));
+  /* the size line comes once the dialog's layout is built on its worker,
+   * and follows the width at once afterwards */
+  timeout = g_timeout_add_seconds (20, timeout_cb, &timed_out);
+  while (*ts_export_dialog_get_size_text (dialog) == '\0' && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (timed_out);
+  g_source_remove (timeout);
+  ts_export_dialog_set_width (dialog, 1234);
+  g_assert_true (g_str_has_prefix (ts_export_dialog_get_size_text (dialog), "1234 × "));
+  g_assert_cmpint (g_ascii_strtoll (ts_export_dialog_get_size_text (dialog) + strlen ("1234 × "), NULL, 10), >, 0);
+  ts_export_dialog_set_width (dialog, 1600);
+  g_assert_true (g_str_has_prefix (ts_export_dialog_get_size_text (dialog), "1600 × "));
   save_screenshot (GTK_WIDGET (dialog), "export-dialog.png");
   check_enter_exports (dialog);
 
   /* no extension: the format chosen in the dialog (SVG) adds one */
   g_signal_connect (dialog, "exported", G_CALLBACK (on_exported), &written);
   ts_export_dialog_export_to (dialog, file);
-  g_timeout_add_seconds (20, timeout_cb, &timed_out);
+  timeout = g_timeout_add_seconds (20, timeout_cb, &timed_out);
   while (written == NULL && !timed_out)
     g_main_context_iteration (NULL, TRUE);
 
   g_assert_nonnull (written);
+  g_source_remove (timeout);
   g_assert_true (g_file_test (expected, G_FILE_TEST_IS_REGULAR));
 
   gtk_window_destroy (GTK_WINDOW (window));
