@@ -656,11 +656,16 @@ def main(argv=None):
                 # The converter's other write paths, judged the same way: 4 KiB
                 # output blocks (these models fit in one default 4 MiB block; small
                 # ones split tensors, heads and Q8_0 blocks across block edges),
-                # with O_DIRECT and through the page cache with copy_file_range.
+                # with O_DIRECT, through the page cache with copy_file_range, and
+                # falling back from O_DIRECT to the page cache mid-run.
                 for variant, extra_env in (
                         ("4k-blocks", {"TENSORSCOPE_TEST_BLOCK_BYTES": "4096"}),
                         ("4k-blocks-page-cache", {"TENSORSCOPE_TEST_BLOCK_BYTES": "4096",
-                                                  "TENSORSCOPE_TEST_NO_DIRECT_IO": "1"})):
+                                                  "TENSORSCOPE_TEST_NO_DIRECT_IO": "1"}),
+                        # O_DIRECT accepted, then its writes refused: the
+                        # fallback, with both workers' writes in flight
+                        ("4k-blocks-direct-refused", {"TENSORSCOPE_TEST_BLOCK_BYTES": "4096",
+                                                      "TENSORSCOPE_TEST_REFUSE_DIRECT_IO": "1"})):
                     alt = outdir / f"{name}.{t}.{variant}.gguf"
                     code, out, err, dt = run([cli, "convert", str(ckpt), "-o", str(alt), "--outtype", t,
                                               "--force"], env=dict(os.environ, **extra_env))

@@ -597,6 +597,7 @@ typedef struct
   guint64            bytes_done;
   gsize              max_cols;
   long               page_size;
+  guint              prefetch_ahead;  /* chunks: threads + PREFETCH_CHUNKS */
   TsCompareProgress  progress;
   gpointer           progress_data;
   GCancellable      *cancellable;
@@ -643,7 +644,7 @@ release_range (Runner       *runner,
  * later: a file just written with O_DIRECT (the converter's) is not in the
  * page cache, and page faults alone keep only a shallow queue of reads in
  * flight. Each chunk is asked for once, by the worker that takes the chunk
- * PREFETCH_CHUNKS before it. */
+ * prefetch_ahead before it (or at the start). */
 static void
 prefetch_range (Runner       *runner,
                 const guint8 *start,
@@ -724,8 +725,8 @@ worker (gpointer data)
       if (i >= runner->chunks->len || g_cancellable_is_cancelled (runner->cancellable))
         break;
       c = &g_array_index (runner->chunks, Chunk, i);
-      if (i + PREFETCH_CHUNKS < runner->chunks->len)
-        prefetch_chunk (runner, &g_array_index (runner->chunks, Chunk, i + PREFETCH_CHUNKS));
+      if (i + runner->prefetch_ahead < runner->chunks->len)
+        prefetch_chunk (runner, &g_array_index (runner->chunks, Chunk, i + runner->prefetch_ahead));
       tally_init (&local);
       for (guint64 row = c->row0; row < c->row1; row++)
         compare_row (c->job, &s, &local, row);
@@ -778,6 +779,11 @@ _ts_compare_run (GPtrArray          *jobs,
   for (guint i = 0; i < jobs->len; i++)
     add_chunks (&runner, g_ptr_array_index (jobs, i));
 
+  /* the other workers hold the next chunks: ask PREFETCH_CHUNKS beyond
+   * them, and for the first ones before anyone starts */
+  runner.prefetch_ahead = MAX (n_jobs, 1) + PREFETCH_CHUNKS;
+  for (guint i = 0; i < MIN (runner.prefetch_ahead, runner.chunks->len); i++)
+    prefetch_chunk (&runner, &g_array_index (runner.chunks, Chunk, i));
   for (guint i = 1; i < MAX (n_jobs, 1); i++)
     g_ptr_array_add (threads, g_thread_new ("ts-audit", worker, &runner));
   worker (&runner);

@@ -44,6 +44,7 @@ struct _TsConverter
   guint             jobs;
   guint64           fail_after;
   gboolean          direct_io;
+  gboolean          refuse_direct_io;
   guint64           block_bytes;
   guint64           block_delay_us;
 
@@ -122,8 +123,10 @@ test_hook (const char *name,
 /* For the test suite, which reaches every code path through the CLI and
  * the app: writes that fail with ENOSPC after this many bytes (a disk that
  * fills up); the page cache instead of O_DIRECT (a file system without
- * it); blocks small enough that tiny models cross many block edges; a
- * pause after each block, so that a cancellation surely lands mid-way. */
+ * it); O_DIRECT taken by fcntl() but its writes refused with EINVAL (the
+ * fallback while other threads' writes are in flight); blocks small enough
+ * that tiny models cross many block edges; a pause after each block, so
+ * that a cancellation surely lands mid-way. */
 static void
 read_test_hooks (TsConverter *self)
 {
@@ -131,6 +134,7 @@ read_test_hooks (TsConverter *self)
 
   self->fail_after = test_hook ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER", G_MAXUINT64);
   self->direct_io = g_getenv ("TENSORSCOPE_TEST_NO_DIRECT_IO") == NULL;
+  self->refuse_direct_io = g_getenv ("TENSORSCOPE_TEST_REFUSE_DIRECT_IO") != NULL;
   if (block > 0 && block % TS_GGUF_WRITER_DIRECT_ALIGNMENT == 0)
     self->block_bytes = block;
   self->block_delay_us = test_hook ("TENSORSCOPE_TEST_BLOCK_DELAY_US", 0);
@@ -330,8 +334,8 @@ typedef struct
   GArray        *jobs;       /* TensorJob, in file order */
   guint64        total;
   guint64        block_bytes;
-  guint          n_blocks;
-  guint          next_block; /* atomic */
+  guint64        n_blocks;
+  guint64        next_block; /* atomic */
   gboolean       kernel_copy; /* atomic */
   GCancellable  *cancellable;
   GMutex         error_lock;
@@ -746,8 +750,8 @@ worker (gpointer data)
   w.kernel_copies = g_array_new (FALSE, FALSE, sizeof (KernelCopy));
   while (!__atomic_load_n (&run->failed, __ATOMIC_RELAXED))
     {
-      guint i = __atomic_fetch_add (&run->next_block, 1, __ATOMIC_RELAXED);
-      guint64 start = (guint64) i * run->block_bytes, end;
+      guint64 i = __atomic_fetch_add (&run->next_block, 1, __ATOMIC_RELAXED);
+      guint64 start = i * run->block_bytes, end;
       GError *error = NULL;
       guint last_tensor;
 
@@ -860,7 +864,7 @@ execute (Run      *run,
   ok = open_sources (run, fds, error);
   if (ok)
     {
-      run->n_blocks = (guint) ((run->total + run->block_bytes - 1) / run->block_bytes);
+      run->n_blocks = (run->total + run->block_bytes - 1) / run->block_bytes;
       for (guint i = 0; i < n_threads; i++)
         g_ptr_array_add (threads, g_thread_new ("ts-convert", worker, run));
       for (guint i = 0; i < threads->len; i++)
@@ -896,6 +900,7 @@ ts_converter_run (TsConverter   *self,
   writer = ts_conversion_plan_create_writer (self->plan);
   if (self->fail_after != G_MAXUINT64)
     _ts_gguf_writer_set_fail_after (writer, self->fail_after);
+  _ts_gguf_writer_set_refuse_direct_io (writer, self->refuse_direct_io);
   if (!ts_gguf_writer_open (writer, target, overwrite, error))
     return FALSE;
 

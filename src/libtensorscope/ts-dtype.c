@@ -12,8 +12,8 @@
 #include "ts-dtype.h"
 
 /* The hot loops, built twice on x86-64: for the baseline (SSE2) and for
- * AVX2, picked at load time by the CPU that runs them. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
+ * AVX2, picked at load time by the CPU that runs them (an ifunc). */
+#if defined(HAVE_FUNC_ATTRIBUTE_IFUNC) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
 #if __has_attribute (target_clones)
 #define TS_VECTOR_CLONES __attribute__ ((target_clones ("avx2", "default")))
 #endif

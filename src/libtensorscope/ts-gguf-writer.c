@@ -39,6 +39,7 @@ struct _TsGgufWriter
   gboolean        overwrite;
   guint64         written;
   guint64         fail_after;
+  gboolean        refuse_direct;
   gboolean        direct;     /* atomic */
 };
 
@@ -279,6 +280,14 @@ _ts_gguf_writer_set_fail_after (TsGgufWriter *self,
   self->fail_after = bytes;
 }
 
+/* a file system that takes O_DIRECT in fcntl() and then refuses the writes */
+void
+_ts_gguf_writer_set_refuse_direct_io (TsGgufWriter *self,
+                                      gboolean      refuse)
+{
+  self->refuse_direct = refuse;
+}
+
 gboolean
 ts_gguf_writer_pwrite (TsGgufWriter  *self,
                        const void    *data,
@@ -290,6 +299,9 @@ ts_gguf_writer_pwrite (TsGgufWriter  *self,
 
   while (len > 0)
     {
+      /* the mode this write goes out in: another thread may turn O_DIRECT
+       * off while it is in flight, and then this one fails the same way */
+      gboolean was_direct = ts_gguf_writer_get_direct_io (self);
       ssize_t n;
 
       if (__atomic_load_n (&self->written, __ATOMIC_RELAXED) + len > self->fail_after)
@@ -297,11 +309,16 @@ ts_gguf_writer_pwrite (TsGgufWriter  *self,
           errno = ENOSPC;
           n = -1;
         }
+      else if (was_direct && self->refuse_direct)
+        {
+          errno = EINVAL;
+          n = -1;
+        }
       else
         n = pwrite (self->fd, p, len, (off_t) offset);
       if (n < 0 && errno == EINTR)
         continue;
-      if (n < 0 && errno == EINVAL && ts_gguf_writer_get_direct_io (self))
+      if (n < 0 && errno == EINVAL && was_direct)
         {
           /* the file system (or this write's alignment) does not do
            * O_DIRECT after all: the page cache always does */

@@ -65,6 +65,8 @@ void          ts_gguf_writer_abort            (TsGgufWriter   *self);
 /* test hook: fail writes with ENOSPC once this many bytes were written */
 void          _ts_gguf_writer_set_fail_after  (TsGgufWriter   *self,
                                                guint64         bytes);
+void          _ts_gguf_writer_set_refuse_direct_io (TsGgufWriter *self,
+                                                    gboolean      refuse);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsGgufWriter, ts_gguf_writer_free)
 
