@@ -520,6 +520,28 @@ looks_special (const char *token)
 
 /* tokenizer.vocab of a fast tokenizer: the model's vocab, added tokens
  * taking precedence for their content */
+typedef struct
+{
+  GHashTable *ids;
+  gboolean    ok;
+} VocabWalk;
+
+/* one member of model.vocab: with the node at hand, no second lookup by
+ * name (128,256 of them in Llama 3) */
+static void
+add_vocab_entry (JsonObject  *object,
+                 const gchar *name,
+                 JsonNode    *node,
+                 gpointer     data)
+{
+  VocabWalk *walk = data;
+
+  if (!node_is_int (node))
+    walk->ok = FALSE;
+  else if (walk->ok)
+    g_hash_table_insert (walk->ids, (gpointer) name, GSIZE_TO_POINTER ((gsize) json_node_get_int (node) + 1));
+}
+
 static gboolean
 collect_vocab (Tok         *t,
                GHashTable  *ids,
@@ -527,21 +549,15 @@ collect_vocab (Tok         *t,
 {
   JsonObject *model = json_object_get_object_member (t->tok, "model");
   JsonObject *vocab = NULL;
-  g_autoptr(GList) names = NULL;
+  VocabWalk walk = { ids, TRUE };
 
   if (!get_object (model, "vocab", "tokenizer.json", "model.vocab", &vocab, error))
     return FALSE;
   if (vocab == NULL)
     return invalid (error, "tokenizer.json", "model.vocab", "an object");
-  names = json_object_get_members (vocab);
-  for (GList *l = names; l != NULL; l = l->next)
-    {
-      JsonNode *node = json_object_get_member (vocab, l->data);
-
-      if (!node_is_int (node))
-        return invalid (error, "tokenizer.json", "model.vocab", "an object of integer ids");
-      g_hash_table_insert (ids, l->data, GSIZE_TO_POINTER ((gsize) json_node_get_int (node) + 1));
-    }
+  json_object_foreach_member (vocab, add_vocab_entry, &walk);
+  if (!walk.ok)
+    return invalid (error, "tokenizer.json", "model.vocab", "an object of integer ids");
   for (guint i = 0; i < t->added->len; i++)
     {
       AddedToken *a = &g_array_index (t->added, AddedToken, i);
