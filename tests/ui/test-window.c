@@ -6,7 +6,8 @@
 
 #include "config.h"
 
-#include "ts-screenshot.h"
+#include "ts-test-dir.h"
+#include "ts-ui-test.h"
 
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
@@ -221,13 +222,18 @@ write_file (const char *name,
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 
-static gboolean
-timeout_cb (gpointer data)
+typedef struct
 {
-  gboolean *timed_out = data;
+  TsWindow   *window;
+  const char *page;
+} PageWait;
 
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
+static gboolean
+page_shows (gpointer data)
+{
+  PageWait *wait = data;
+
+  return g_strcmp0 (ts_window_get_page (wait->window), wait->page) == 0;
 }
 
 /* Runs the main loop until @page shows (or 20 s pass). */
@@ -235,25 +241,9 @@ static void
 wait_for_page (TsWindow   *window,
                const char *page)
 {
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (20, timeout_cb, &timed_out);
+  PageWait wait = { window, page };
 
-  while (!timed_out && g_strcmp0 (ts_window_get_page (window), page) != 0)
-    g_main_context_iteration (NULL, TRUE);
-
-  if (!timed_out)
-    g_source_remove (id);
-  g_assert_cmpstr (ts_window_get_page (window), ==, page);
-}
-
-static void
-run_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
+  ts_test_wait_until (page_shows, &wait, 20, page);
 }
 
 /* Renders @widget as it is on screen into <screenshot dir>/@name. */
@@ -574,7 +564,7 @@ test_drop (void)
   gboolean handled = FALSE;
 
   gtk_window_present (GTK_WINDOW (window));
-  run_for (100);
+  ts_test_run_for (100);
   g_assert_cmpstr (ts_window_get_page (window), ==, "empty");
 
   /* dragging over the window shows the highlight */
@@ -630,6 +620,18 @@ on_exported (TsExportDialog *dialog,
   GFile **out = user_data;
 
   *out = g_object_ref (file);
+}
+
+static gboolean
+size_known (gpointer data)
+{
+  return *ts_export_dialog_get_size_text (data) != '\0';
+}
+
+static gboolean
+is_set (gpointer data)
+{
+  return *(gpointer *) data != NULL;
 }
 
 static GtkWidget *
@@ -689,11 +691,11 @@ check_enter_exports (TsExportDialog *dialog)
   /* what GtkText's Enter binding emits */
   g_signal_emit_by_name (width_text, "activate");
   for (guint i = 0; i < 50 && (chooser = find_file_chooser ()) == NULL; i++)
-    run_for (100);
+    ts_test_run_for (100);
   g_assert_nonnull (chooser);
   gtk_window_close (chooser);
   for (guint i = 0; i < 50 && find_file_chooser () != NULL; i++)
-    run_for (100);
+    ts_test_run_for (100);
   g_assert_null (find_file_chooser ());
 }
 
@@ -707,17 +709,11 @@ test_export_dialog (void)
   g_autofree char *expected = g_build_filename (fixture_dir, "diagram.svg", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GFile) written = NULL;
-  gboolean timed_out = FALSE;
-  guint timeout;
 
   gtk_window_present (GTK_WINDOW (dialog));
   /* the size line comes once the dialog's layout is built on its worker,
    * and follows the width at once afterwards */
-  timeout = g_timeout_add_seconds (20, timeout_cb, &timed_out);
-  while (*ts_export_dialog_get_size_text (dialog) == '\0' && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_false (timed_out);
-  g_source_remove (timeout);
+  ts_test_wait_until (size_known, dialog, 20, "the export size");
   ts_export_dialog_set_width (dialog, 1234);
   g_assert_true (g_str_has_prefix (ts_export_dialog_get_size_text (dialog), "1234 × "));
   g_assert_cmpint (g_ascii_strtoll (ts_export_dialog_get_size_text (dialog) + strlen ("1234 × "), NULL, 10), >, 0);
@@ -729,33 +725,10 @@ test_export_dialog (void)
   /* no extension: the format chosen in the dialog (SVG) adds one */
   g_signal_connect (dialog, "exported", G_CALLBACK (on_exported), &written);
   ts_export_dialog_export_to (dialog, file);
-  timeout = g_timeout_add_seconds (20, timeout_cb, &timed_out);
-  while (written == NULL && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-
-  g_assert_nonnull (written);
-  g_source_remove (timeout);
+  ts_test_wait_until (is_set, &written, 20, "the export");
   g_assert_true (g_file_test (expected, G_FILE_TEST_IS_REGULAR));
 
   gtk_window_destroy (GTK_WINDOW (window));
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
 }
 
 int
@@ -792,7 +765,7 @@ main (int   argc,
   ret = g_test_run ();
 
   g_object_unref (app);
-  remove_tree (fixture_dir);
+  ts_test_remove_tree (fixture_dir);
   g_free (gguf_path);
   g_free (fixture_dir);
   return ret;

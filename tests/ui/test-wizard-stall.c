@@ -19,7 +19,8 @@
 
 #include "ts-application.h"
 #include "ts-convert-wizard.h"
-#include "ts-screenshot.h"
+#include "ts-test-dir.h"
+#include "ts-ui-test.h"
 
 #define MAX_STALL_US       (50 * 1000)
 #define MIN_CHECKPOINT     (G_GUINT64_CONSTANT (1) << 30)
@@ -99,32 +100,6 @@ stall_recorder_stop (StallRecorder *recorder)
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 
-static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-typedef gboolean (*Condition) (gpointer data);
-
-static void
-wait_until (Condition   condition,
-            gpointer    data,
-            guint       seconds,
-            const char *what)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (seconds, timeout_cb, &timed_out);
-
-  while (!timed_out && !condition (data))
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  if (!condition (data))
-    g_error ("timed out waiting for %s", what);
-}
-
 static gboolean wizard_idle (gpointer data) { return !ts_convert_wizard_get_busy (data); }
 
 static gboolean
@@ -157,24 +132,6 @@ dir_size (const char *path)
         size += st.st_size;
     }
   return size;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -227,13 +184,13 @@ convert_without_stalls (void)
   wizard = ts_convert_wizard_new (GTK_APPLICATION (app));
   gtk_window_present (GTK_WINDOW (wizard));
   ts_convert_wizard_set_source (wizard, folder);
-  wait_until (wizard_idle, wizard, 60, "the source scan");
+  ts_test_wait_until (wizard_idle, wizard, 60, "the source scan");
   g_assert_true (ts_convert_wizard_can_go_next (wizard));
   ts_convert_wizard_go_next (wizard);
   ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_BF16);
   ts_convert_wizard_set_target (wizard, out);
   ts_convert_wizard_go_next (wizard);
-  wait_until (wizard_idle, wizard, 60, "the plan");
+  ts_test_wait_until (wizard_idle, wizard, 60, "the plan");
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   /* a user reads the preview before pressing Convert: it has drawn */
   ts_test_run_for (1000);
@@ -244,14 +201,14 @@ convert_without_stalls (void)
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
 
-  wait_until (conversion_progressed, wizard, 120, "conversion progress");
+  ts_test_wait_until (conversion_progressed, wizard, 120, "conversion progress");
   if (ts_convert_wizard_get_converter (wizard) != NULL)
     {
       stall_recorder_pause (&recorder, TRUE);
       ts_test_save_screenshot (GTK_WIDGET (wizard), "wizard-4-convert-big.png", 0);
       stall_recorder_pause (&recorder, FALSE);
     }
-  wait_until (conversion_ended, wizard, 240, "the conversion");
+  ts_test_wait_until (conversion_ended, wizard, 240, "the conversion");
   stall_recorder_stop (&recorder);
   seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
 
@@ -286,7 +243,7 @@ test_wizard_no_stall (void)
 
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT | G_TEST_SUBPROCESS_INHERIT_STDERR);
   /* two gigabytes are not left behind, whatever happened */
-  remove_tree (fixture_dir);
+  ts_test_remove_tree (fixture_dir);
   g_test_trap_assert_passed ();
 }
 
@@ -325,7 +282,7 @@ main (int   argc,
   ret = g_test_run ();
 
   if (!g_test_subprocess ())
-    remove_tree (fixture_dir);
+    ts_test_remove_tree (fixture_dir);
   g_free (fixture_dir);
   return ret;
 }

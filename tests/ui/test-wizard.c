@@ -7,7 +7,8 @@
 
 #include "config.h"
 
-#include "ts-screenshot.h"
+#include "ts-test-dir.h"
+#include "ts-ui-test.h"
 
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
@@ -24,45 +25,6 @@ static char *converted_path;
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
-
-static gboolean
-timeout_cb (gpointer data)
-{
-  gboolean *timed_out = data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-run_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
-
-typedef gboolean (*Condition) (gpointer data);
-
-/* Runs the main loop until @condition holds, failing after @seconds. */
-static void
-wait_until (Condition   condition,
-            gpointer    data,
-            guint       seconds,
-            const char *what)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (seconds, timeout_cb, &timed_out);
-
-  while (!timed_out && !condition (data))
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  if (!condition (data))
-    g_error ("timed out waiting for %s", what);
-}
 
 static gboolean wizard_idle (gpointer data) { return !ts_convert_wizard_get_busy (data); }
 
@@ -92,7 +54,7 @@ open_wizard (const char *dir)
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "source");
   g_assert_false (ts_convert_wizard_can_go_next (wizard));
   ts_convert_wizard_set_source (wizard, folder);
-  wait_until (wizard_idle, wizard, 30, "the source scan");
+  ts_test_wait_until (wizard_idle, wizard, 30, "the source scan");
   return wizard;
 }
 
@@ -235,7 +197,7 @@ export_report (TsAuditPane *pane,
   ExportWait wait = { 0 };
 
   ts_audit_pane_export_async (pane, file, NULL, export_done, &wait);
-  wait_until (export_finished, &wait, 30, "the report export");
+  ts_test_wait_until (export_finished, &wait, 30, "the report export");
   g_assert_no_error (wait.error);
   g_assert_true (wait.ok);
 }
@@ -328,7 +290,7 @@ test_wizard_end_to_end (void)
   /* 2. Options: a predicted size per output type, default name, naming */
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "options");
-  wait_until (sizes_known, wizard, 30, "the predicted sizes");
+  ts_test_wait_until (sizes_known, wizard, 30, "the predicted sizes");
   g_assert_cmpuint (ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_F32), >,
                     ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_BF16));
   g_assert_cmpuint (ts_convert_wizard_get_predicted_size (wizard, TS_OUTTYPE_BF16), >,
@@ -344,7 +306,7 @@ test_wizard_end_to_end (void)
 
   /* 3. Preview: the plan, with the edit applied */
   ts_convert_wizard_go_next (wizard);
-  wait_until (wizard_idle, wizard, 30, "the plan");
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   plan = ts_convert_wizard_get_plan (wizard);
   g_assert_nonnull (plan);
@@ -358,7 +320,7 @@ test_wizard_end_to_end (void)
   /* 4. Convert, then 5. Verify: the audit runs by itself */
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
-  wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
+  ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
   g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "result");
   g_assert_true (g_file_test (target_path, G_FILE_TEST_IS_REGULAR));
@@ -462,25 +424,25 @@ test_wizard_cancel (void)
   ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_F32);
   ts_convert_wizard_set_target (wizard, out);
   ts_convert_wizard_go_next (wizard);
-  wait_until (wizard_idle, wizard, 30, "the plan");
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
 
   /* mid-way: the progress shows, then Stop */
-  wait_until (conversion_halfway, wizard, 30, "conversion progress");
+  ts_test_wait_until (conversion_halfway, wizard, 30, "conversion progress");
   converter = ts_convert_wizard_get_converter (wizard);
   g_assert_nonnull (converter);
   g_assert_cmpfloat (ts_converter_get_fraction (converter), <, 1.0);
   /* let the page finish sliding in (180 ms) and a frame paint; the
    * paced conversion is far from done */
-  run_for (300);
+  ts_test_run_for (300);
   g_assert_nonnull (ts_convert_wizard_get_converter (wizard));
   g_test_message ("screenshot at %.0f %%", 100 * ts_converter_get_fraction (converter));
   render_png (GTK_WIDGET (wizard), "wizard-4-convert.png");
   cancelled_at = g_get_monotonic_time ();
   ts_convert_wizard_cancel_conversion (wizard);
-  wait_until (conversion_stopped, wizard, 5, "the conversion to stop");
+  ts_test_wait_until (conversion_stopped, wizard, 5, "the conversion to stop");
   latency = (g_get_monotonic_time () - cancelled_at) / (double) G_USEC_PER_SEC;
   g_test_message ("stopped %.3f s after Stop", latency);
   g_assert_cmpfloat (latency, <, 1.0);
@@ -592,7 +554,7 @@ test_audit_corrupted (void)
   ts_audit_window_set_files (window, source, target);
   save_screenshot (GTK_WIDGET (window), "audit-choose.png");
   ts_audit_window_start (window);
-  wait_until (audit_finished, window, 60, "the audit");
+  ts_test_wait_until (audit_finished, window, 60, "the audit");
   g_assert_cmpstr (ts_audit_window_get_page (window), ==, "result");
 
   pane = ts_audit_window_get_pane (window);
@@ -613,24 +575,6 @@ test_audit_corrupted (void)
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed-checks.png");
 
   gtk_window_destroy (GTK_WINDOW (window));
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
 }
 
 int
@@ -663,7 +607,7 @@ main (int   argc,
   ret = g_test_run ();
 
   g_object_unref (app);
-  remove_tree (fixture_dir);
+  ts_test_remove_tree (fixture_dir);
   g_free (converted_path);
   g_free (sample_dir);
   g_free (fixture_dir);

@@ -1,4 +1,5 @@
-/* ts-screenshot.h: screenshots for the UI tests
+/* ts-ui-test.h: what the UI tests share: waiting on the main loop,
+ * screenshots
  *
  * Copyright 2026 The Tensorscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -11,7 +12,16 @@
 G_BEGIN_DECLS
 
 /* Iterates the default main context for @ms milliseconds. */
+typedef gboolean (*TsTestCondition) (gpointer data);
+
+/* Runs the main loop for @ms milliseconds. */
 void ts_test_run_for         (guint       ms);
+/* Runs the main loop until @condition holds; fails the test, naming
+ * @what, after @seconds. */
+void ts_test_wait_until      (TsTestCondition  condition,
+                              gpointer         data,
+                              guint            seconds,
+                              const char      *what);
 /* Renders @widget as it is on screen into <TS_SCREENSHOT_DIR>/@name, after
  * letting the main loop run @settle_ms (for transitions), and once it is
  * mapped, allocated and has drawn (a loaded machine or a sanitizer build

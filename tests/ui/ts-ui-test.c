@@ -1,4 +1,4 @@
-/* ts-screenshot.c
+/* ts-ui-test.c
  *
  * Copyright 2026 The Tensorscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -8,7 +8,7 @@
 
 #include <glib/gstdio.h>
 
-#include "ts-screenshot.h"
+#include "ts-ui-test.h"
 
 static gboolean
 quit_loop (gpointer data)
@@ -24,6 +24,30 @@ ts_test_run_for (guint ms)
 
   g_timeout_add (ms, quit_loop, loop);
   g_main_loop_run (loop);
+}
+
+static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+void
+ts_test_wait_until (TsTestCondition  condition,
+                    gpointer         data,
+                    guint            seconds,
+                    const char      *what)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add_seconds (seconds, set_flag, &timed_out);
+
+  while (!timed_out && !condition (data))
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  if (!condition (data))
+    g_error ("timed out after %u s waiting for %s", seconds, what);
 }
 
 static GskRenderNode *
