@@ -7,6 +7,7 @@
 
 #include "config.h"
 
+#include "ts-test-bytes.h"
 #include "ts-test-dir.h"
 
 #include <string.h>
@@ -46,30 +47,6 @@ write_sample (Fixture    *f,
 }
 
 /* ------------------------------------------------------- a tiny GGUF */
-
-static void
-put_u32 (GByteArray *b,
-         guint32     v)
-{
-  v = GUINT32_TO_LE (v);
-  g_byte_array_append (b, (guint8 *) &v, 4);
-}
-
-static void
-put_u64 (GByteArray *b,
-         guint64     v)
-{
-  v = GUINT64_TO_LE (v);
-  g_byte_array_append (b, (guint8 *) &v, 8);
-}
-
-static void
-put_string (GByteArray *b,
-            const char *s)
-{
-  put_u64 (b, strlen (s));
-  g_byte_array_append (b, (const guint8 *) s, strlen (s));
-}
 
 static void
 pad_to (GByteArray *b,
@@ -123,25 +100,25 @@ write_tiny_gguf (Fixture    *f,
   guint64 offset = 0;
 
   g_byte_array_append (b, (const guint8 *) "GGUF", 4);
-  put_u32 (b, 3);
-  put_u64 (b, n);
-  put_u64 (b, 2);
-  put_string (b, "general.architecture");
-  put_u32 (b, 8);
-  put_string (b, "tiny");
-  put_string (b, "general.alignment");
-  put_u32 (b, 4);
-  put_u32 (b, alignment);
+  ts_test_put_u32 (b, 3);
+  ts_test_put_u64 (b, n);
+  ts_test_put_u64 (b, 2);
+  ts_test_put_str (b, "general.architecture");
+  ts_test_put_u32 (b, 8);
+  ts_test_put_str (b, "tiny");
+  ts_test_put_str (b, "general.alignment");
+  ts_test_put_u32 (b, 4);
+  ts_test_put_u32 (b, alignment);
   for (guint k = 0; k < n; k++)
     {
       guint i = reversed ? n - 1 - k : k;
 
-      put_string (b, tiny[i].name);
-      put_u32 (b, 2);
-      put_u64 (b, tiny[i].ne0);
-      put_u64 (b, tiny[i].ne1);
-      put_u32 (b, tiny[i].type);
-      put_u64 (b, offset);
+      ts_test_put_str (b, tiny[i].name);
+      ts_test_put_u32 (b, 2);
+      ts_test_put_u64 (b, tiny[i].ne0);
+      ts_test_put_u64 (b, tiny[i].ne1);
+      ts_test_put_u32 (b, tiny[i].type);
+      ts_test_put_u64 (b, offset);
       offset += (tiny[i].size + alignment - 1) / alignment * alignment;
     }
   pad_to (b, alignment);

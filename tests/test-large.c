@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include "ts-test-bytes.h"
 #include "ts-test-dir.h"
 
 #include <glib/gstdio.h>
@@ -37,29 +38,6 @@ write_sparse (Fixture    *fx,
   g_assert_no_error (error);
   g_assert_cmpint (truncate (path, (off_t) size), ==, 0);
   return path;
-}
-
-static void
-put_u32 (GByteArray *out, guint32 v)
-{
-  guint32 le = GUINT32_TO_LE (v);
-
-  g_byte_array_append (out, (const guint8 *) &le, 4);
-}
-
-static void
-put_u64 (GByteArray *out, guint64 v)
-{
-  guint64 le = GUINT64_TO_LE (v);
-
-  g_byte_array_append (out, (const guint8 *) &le, 8);
-}
-
-static void
-put_str (GByteArray *out, const char *s)
-{
-  put_u64 (out, strlen (s));
-  g_byte_array_append (out, (const guint8 *) s, strlen (s));
 }
 
 typedef struct
@@ -171,7 +149,7 @@ test_safetensors (Fixture       *fx,
 
   while (header->len % 8 != 0)
     g_string_append_c (header, ' ');
-  put_u64 (head, header->len);
+  ts_test_put_u64 (head, header->len);
   g_byte_array_append (head, (const guint8 *) header->str, header->len);
   offset = 8 + header->len;
   for (guint i = 0; i < 4; i++)
@@ -205,19 +183,19 @@ test_gguf (Fixture       *fx,
   guint64 rel = 0, data_start;
 
   g_byte_array_append (head, (const guint8 *) "GGUF", 4);
-  put_u32 (head, 3);
-  put_u64 (head, G_N_ELEMENTS (ts));
-  put_u64 (head, 1);
-  put_str (head, "general.architecture");
-  put_u32 (head, 8);
-  put_str (head, "llama");
+  ts_test_put_u32 (head, 3);
+  ts_test_put_u64 (head, G_N_ELEMENTS (ts));
+  ts_test_put_u64 (head, 1);
+  ts_test_put_str (head, "general.architecture");
+  ts_test_put_u32 (head, 8);
+  ts_test_put_str (head, "llama");
   for (guint i = 0; i < G_N_ELEMENTS (ts); i++)
     {
-      put_str (head, ts[i].name);
-      put_u32 (head, 1);
-      put_u64 (head, ts[i].ne);
-      put_u32 (head, ts[i].type);
-      put_u64 (head, rel);
+      ts_test_put_str (head, ts[i].name);
+      ts_test_put_u32 (head, 1);
+      ts_test_put_u64 (head, ts[i].ne);
+      ts_test_put_u32 (head, ts[i].type);
+      ts_test_put_u64 (head, rel);
       rel += (ts[i].size + 31) / 32 * 32;
     }
   while (head->len % 32 != 0)

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include "ts-test-bytes.h"
 #include "ts-test-dir.h"
 
 #include <glib/gstdio.h>
@@ -19,30 +20,6 @@
 
 /* ------------------------------------------------------------------------ */
 /* Fixtures, written byte by byte                                            */
-
-static void
-put_u32 (GByteArray *out,
-         guint32     v)
-{
-  guint32 le = GUINT32_TO_LE (v);
-  g_byte_array_append (out, (const guint8 *) &le, 4);
-}
-
-static void
-put_u64 (GByteArray *out,
-         guint64     v)
-{
-  guint64 le = GUINT64_TO_LE (v);
-  g_byte_array_append (out, (const guint8 *) &le, 8);
-}
-
-static void
-put_str (GByteArray *out,
-         const char *s)
-{
-  put_u64 (out, strlen (s));
-  g_byte_array_append (out, (const guint8 *) s, strlen (s));
-}
 
 typedef struct
 {
@@ -69,22 +46,22 @@ write_gguf (const char       *dir,
   guint64 offset = 0;
 
   g_byte_array_append (out, (const guint8 *) "GGUF", 4);
-  put_u32 (out, 3);
-  put_u64 (out, n_tensors);
-  put_u64 (out, 1);
-  put_str (out, "general.architecture");
-  put_u32 (out, 8);
-  put_str (out, "llama");
+  ts_test_put_u32 (out, 3);
+  ts_test_put_u64 (out, n_tensors);
+  ts_test_put_u64 (out, 1);
+  ts_test_put_str (out, "general.architecture");
+  ts_test_put_u32 (out, 8);
+  ts_test_put_str (out, "llama");
   *out_meta_end = out->len;
 
   for (guint i = 0; i < n_tensors; i++)
     {
-      put_str (out, tensors[i].name);
-      put_u32 (out, tensors[i].n_dims);
+      ts_test_put_str (out, tensors[i].name);
+      ts_test_put_u32 (out, tensors[i].n_dims);
       for (guint d = 0; d < tensors[i].n_dims; d++)
-        put_u64 (out, tensors[i].dims[d]);
-      put_u32 (out, tensors[i].type);
-      put_u64 (out, offset);
+        ts_test_put_u64 (out, tensors[i].dims[d]);
+      ts_test_put_u32 (out, tensors[i].type);
+      ts_test_put_u64 (out, offset);
       offset += (tensors[i].size + 31) / 32 * 32;
     }
   *out_info_end = out->len;
@@ -138,7 +115,7 @@ write_safetensors (const char *dir,
     g_string_append_c (json, ' ');
   *out_header_len = json->len;
 
-  put_u64 (out, json->len);
+  ts_test_put_u64 (out, json->len);
   g_byte_array_append (out, (const guint8 *) json->str, json->len);
   for (guint i = 0; i < 96; i++)
     {

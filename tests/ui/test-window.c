@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include "ts-test-bytes.h"
 #include "ts-test-dir.h"
 #include "ts-ui-test.h"
 
@@ -35,37 +36,13 @@ static guint64 gguf_smallest;
 /* A small Llama-shaped GGUF, written byte by byte                           */
 
 static void
-put_u32 (GByteArray *out,
-         guint32     v)
-{
-  guint32 le = GUINT32_TO_LE (v);
-  g_byte_array_append (out, (const guint8 *) &le, 4);
-}
-
-static void
-put_u64 (GByteArray *out,
-         guint64     v)
-{
-  guint64 le = GUINT64_TO_LE (v);
-  g_byte_array_append (out, (const guint8 *) &le, 8);
-}
-
-static void
-put_str (GByteArray *out,
-         const char *s)
-{
-  put_u64 (out, strlen (s));
-  g_byte_array_append (out, (const guint8 *) s, strlen (s));
-}
-
-static void
 put_kv_str (GByteArray *out,
             const char *key,
             const char *value)
 {
-  put_str (out, key);
-  put_u32 (out, 8);
-  put_str (out, value);
+  ts_test_put_str (out, key);
+  ts_test_put_u32 (out, 8);
+  ts_test_put_str (out, value);
 }
 
 static void
@@ -73,9 +50,9 @@ put_kv_u32 (GByteArray *out,
             const char *key,
             guint32     value)
 {
-  put_str (out, key);
-  put_u32 (out, 4);
-  put_u32 (out, value);
+  ts_test_put_str (out, key);
+  ts_test_put_u32 (out, 4);
+  ts_test_put_u32 (out, value);
 }
 
 typedef struct
@@ -147,30 +124,30 @@ write_llama_gguf (const char *dir)
   add_tensor (tensors, "output_norm.weight", HIDDEN, 0, 0);
 
   g_byte_array_append (out, (const guint8 *) "GGUF", 4);
-  put_u32 (out, 3);
-  put_u64 (out, tensors->len);
-  put_u64 (out, 7);
+  ts_test_put_u32 (out, 3);
+  ts_test_put_u64 (out, tensors->len);
+  ts_test_put_u64 (out, 7);
   put_kv_str (out, "general.architecture", "llama");
   put_kv_str (out, "general.name", "Tiny Llama");
   put_kv_u32 (out, "llama.block_count", N_LAYERS);
   put_kv_str (out, "tokenizer.ggml.model", "gpt2");
-  put_str (out, "tokenizer.ggml.tokens");
-  put_u32 (out, 9);
-  put_u32 (out, 8);
-  put_u64 (out, N_TOKENS);
+  ts_test_put_str (out, "tokenizer.ggml.tokens");
+  ts_test_put_u32 (out, 9);
+  ts_test_put_u32 (out, 8);
+  ts_test_put_u64 (out, N_TOKENS);
   for (guint i = 0; i < N_TOKENS; i++)
     {
       g_autofree char *token = i == 1100 ? g_strdup ("<|needle|>") : g_strdup_printf ("Ġtok%u", i);
-      put_str (out, token);
+      ts_test_put_str (out, token);
     }
-  put_str (out, "tokenizer.ggml.merges");
-  put_u32 (out, 9);
-  put_u32 (out, 8);
-  put_u64 (out, N_MERGES);
+  ts_test_put_str (out, "tokenizer.ggml.merges");
+  ts_test_put_u32 (out, 9);
+  ts_test_put_u32 (out, 8);
+  ts_test_put_u64 (out, N_MERGES);
   for (guint i = 0; i < N_MERGES; i++)
     {
       g_autofree char *merge = g_strdup_printf ("Ġ t%u", i);
-      put_str (out, merge);
+      ts_test_put_str (out, merge);
     }
   put_kv_str (out, "tokenizer.chat_template", chat_template);
 
@@ -182,12 +159,12 @@ write_llama_gguf (const char *dir)
     {
       Tensor *t = g_ptr_array_index (tensors, i);
 
-      put_str (out, t->name);
-      put_u32 (out, t->n_dims);
+      ts_test_put_str (out, t->name);
+      ts_test_put_u32 (out, t->n_dims);
       for (guint d = 0; d < t->n_dims; d++)
-        put_u64 (out, t->dims[d]);
-      put_u32 (out, t->type);
-      put_u64 (out, offset);
+        ts_test_put_u64 (out, t->dims[d]);
+      ts_test_put_u32 (out, t->type);
+      ts_test_put_u64 (out, offset);
       offset += (t->size + 31) / 32 * 32;
       gguf_n_attn += strstr (t->name, "attn") != NULL;
       gguf_biggest = MAX (gguf_biggest, t->size);
