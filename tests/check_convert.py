@@ -5,7 +5,6 @@ leave the source untouched.
 
 usage: check_convert.py CLI WORKDIR
 """
-import hashlib
 import json
 import os
 import shutil
@@ -13,10 +12,10 @@ import signal
 import struct
 import subprocess
 import sys
-import time
+
+from tscheck import check, summary, digest, leftovers, wait_for_part
 
 CLI, WORK = sys.argv[1], sys.argv[2]
-passed = failed = 0
 
 
 def run(*args, env=None, timeout=120):
@@ -33,40 +32,6 @@ def fresh(name, *sample_args):
     r = run("sample", d, *sample_args)
     assert r.returncode == 0, r.stderr
     return d
-
-
-def digest(folder):
-    h = hashlib.sha256()
-    for n in sorted(os.listdir(folder)):
-        p = os.path.join(folder, n)
-        if os.path.isfile(p):
-            h.update(n.encode())
-            h.update(open(p, "rb").read())
-    return h.hexdigest()
-
-
-def leftovers(folder):
-    return [n for n in os.listdir(folder) if n.endswith(".part")]
-
-
-def wait_for_part(out_dir, p, timeout=20):
-    """Until the converter has its temporary file open (writing started)."""
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout and p.poll() is None:
-        if leftovers(out_dir):
-            return True
-        time.sleep(0.001)
-    return False
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS", name)
-    else:
-        failed += 1
-        print("FAIL", name, detail)
 
 
 def expect_failure(name, model, out, want_in_message, env=None, extra=()):
@@ -188,8 +153,7 @@ def main():
     for n in leftovers(out_dir):
         os.remove(os.path.join(out_dir, n))
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

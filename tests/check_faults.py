@@ -16,7 +16,6 @@ in a container can mount them); where mounting is not allowed, a path through
 a regular file ("file-as-directory") stands in for the read-only folder and
 the full file system case is skipped.
 """
-import hashlib
 import os
 import random
 import shutil
@@ -25,36 +24,10 @@ import subprocess
 import sys
 import time
 
+from tscheck import check, summary, digest, leftovers, wait_for_part
+
 CLI, WORK = sys.argv[1], sys.argv[2]
 SEED = int(sys.argv[3]) if len(sys.argv) > 3 else int(time.time())
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS", name)
-    else:
-        failed += 1
-        print("FAIL", name, detail)
-
-
-def digest(folder):
-    h = hashlib.sha256()
-    for n in sorted(os.listdir(folder)):
-        p = os.path.join(folder, n)
-        if os.path.isfile(p):
-            h.update(n.encode())
-            with open(p, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
-    return h.hexdigest()
-
-
-def leftovers(folder):
-    return [n for n in os.listdir(folder)
-            if n.endswith(".part") or n.startswith(".goutputstream")]
 
 
 def sample(name, *args):
@@ -73,16 +46,6 @@ def is_complete_gguf(path):
 def convert_async(src, out, *extra):
     return subprocess.Popen([CLI, "convert", src, "-o", out, "--jobs", "1"] + list(extra),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def wait_for_part(out_dir, p, timeout=20):
-    """Until the converter has its temporary file open (writing started)."""
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout and p.poll() is None:
-        if leftovers(out_dir):
-            return True
-        time.sleep(0.001)
-    return False
 
 
 def random_cancellation(big, out_dir, rng, runs=20):
@@ -306,8 +269,7 @@ def main():
     good = sample("good")
     unwritable_targets(good, out_dir)
     shutil.rmtree(WORK, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

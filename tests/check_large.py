@@ -18,20 +18,11 @@ import struct
 import subprocess
 import sys
 
+from tscheck import check, summary
+
 CLI, WORK = sys.argv[1], sys.argv[2]
 AUDIT = "--no-audit" not in sys.argv
 GiB = 1 << 30
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS", name)
-    else:
-        failed += 1
-        print("FAIL", name, detail)
 
 
 def inspect(path):
@@ -268,8 +259,7 @@ def main():
             audit_case()
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -16,17 +16,6 @@
 
 typedef TsTestDir Fixture;
 
-static TsModelFile *
-load (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  TsModelFile *model = ts_model_file_load (file, NULL, &error);
-
-  g_assert_no_error (error);
-  return model;
-}
-
 static char *
 write_sample (Fixture    *f,
               const char *name,
@@ -199,8 +188,8 @@ audit_paths (const char *a,
              const char *b,
              guint       jobs)
 {
-  g_autoptr(TsModelFile) source = load (a);
-  g_autoptr(TsModelFile) target = load (b);
+  g_autoptr(TsModelFile) source = ts_test_load_model (a);
+  g_autoptr(TsModelFile) target = ts_test_load_model (b);
   g_autoptr(GError) error = NULL;
   TsAuditOptions options;
   TsAuditReport *report;
@@ -352,8 +341,8 @@ test_async (Fixture       *f,
 {
   g_autofree char *one = write_sample (f, "one", 1, 3);
   g_autofree char *two = write_sample (f, "two", 2, 3);
-  g_autoptr(TsModelFile) source = load (one);
-  g_autoptr(TsModelFile) target = load (two);
+  g_autoptr(TsModelFile) source = ts_test_load_model (one);
+  g_autoptr(TsModelFile) target = ts_test_load_model (two);
   AsyncState state = { g_main_loop_new (NULL, FALSE) };
   TsAuditOptions options;
   TsAudit *audit;
@@ -383,7 +372,7 @@ test_cancelled (Fixture       *f,
                 gconstpointer  data)
 {
   g_autofree char *one = write_sample (f, "one", 1, 3);
-  g_autoptr(TsModelFile) source = load (one);
+  g_autoptr(TsModelFile) source = ts_test_load_model (one);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(TsAuditReport) report = NULL;
   g_autoptr(GError) error = NULL;
@@ -400,8 +389,8 @@ test_wrong_direction (Fixture       *f,
 {
   g_autofree char *one = write_sample (f, "one", 1, 3);
   g_autofree char *gguf = write_tiny_gguf (f, "a.gguf", 32, FALSE, -1, 0);
-  g_autoptr(TsModelFile) checkpoint = load (one);
-  g_autoptr(TsModelFile) model = load (gguf);
+  g_autoptr(TsModelFile) checkpoint = ts_test_load_model (one);
+  g_autoptr(TsModelFile) model = ts_test_load_model (gguf);
   g_autoptr(TsAuditReport) report = NULL;
   g_autoptr(GError) error = NULL;
 

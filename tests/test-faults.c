@@ -16,6 +16,7 @@
 #include "tensorscope.h"
 #include "ts-conversion-plan.h"
 #include "ts-converter.h"
+#include "ts-test-dir.h"
 
 typedef struct
 {
@@ -30,24 +31,6 @@ typedef struct
   gboolean   ok;
   GError    *error;
 } Result;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
 
 static void
 fixture_setup (Fixture       *fx,
@@ -83,7 +66,7 @@ fixture_teardown (Fixture       *fx,
                   gconstpointer  data)
 {
   g_clear_object (&fx->plan);
-  remove_tree (fx->dir);
+  ts_test_remove_tree (fx->dir);
   g_free (fx->out_dir);
   g_free (fx->dir);
 }

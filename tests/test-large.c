@@ -47,17 +47,6 @@ typedef struct
   guint64     size;
 } Expected;
 
-static TsModelFile *
-load (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  TsModelFile *model = ts_model_file_load (file, NULL, &error);
-
-  g_assert_no_error (error);
-  return model;
-}
-
 static const TsLayoutBand *
 tensor_band (TsLayout   *layout,
              const char *name)
@@ -159,7 +148,7 @@ test_safetensors (Fixture       *fx,
     }
   total = offset;
   path = write_sparse (fx, "large.safetensors", head, total);
-  model = load (path);
+  model = ts_test_load_model (path);
   g_assert_cmpuint (want[2].offset, >, G_GUINT64_CONSTANT (1) << 32);
   g_assert_cmpuint (want[3].offset, >, G_GUINT64_CONSTANT (1) << 33);
   check_model (model, want, 4, total);
@@ -208,7 +197,7 @@ test_gguf (Fixture       *fx,
       rel += (ts[i].size + 31) / 32 * 32;
     }
   path = write_sparse (fx, "large.gguf", head, data_start + rel);
-  model = load (path);
+  model = ts_test_load_model (path);
   g_assert_cmpuint (want[2].offset, >, G_GUINT64_CONSTANT (1) << 32);
   g_assert_cmpuint (want[3].offset, >, G_GUINT64_CONSTANT (1) << 33);
   check_model (model, want, 4, data_start + rel);

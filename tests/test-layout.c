@@ -128,18 +128,6 @@ write_safetensors (const char *dir,
   return g_steal_pointer (&path);
 }
 
-static TsModelFile *
-load (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  TsModelFile *model = ts_model_file_load (file, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (model);
-  return model;
-}
-
 typedef TsTestDir Fixture;
 
 static TsModelFile *
@@ -150,7 +138,7 @@ load_small_gguf (Fixture *fx,
 {
   g_autofree char *path = write_gguf (fx->dir, small_gguf, G_N_ELEMENTS (small_gguf),
                                       meta_end, info_end, data_start);
-  return load (path);
+  return ts_test_load_model (path);
 }
 
 static TsModelFile *
@@ -158,7 +146,7 @@ load_big_gguf (Fixture *fx)
 {
   guint64 a, b, c;
   g_autofree char *path = write_gguf (fx->dir, big_gguf, G_N_ELEMENTS (big_gguf), &a, &b, &c);
-  return load (path);
+  return ts_test_load_model (path);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -343,7 +331,7 @@ test_safetensors_bands (Fixture       *fx,
 {
   guint64 header_len;
   g_autofree char *path = write_safetensors (fx->dir, &header_len);
-  g_autoptr(TsModelFile) model = load (path);
+  g_autoptr(TsModelFile) model = ts_test_load_model (path);
   g_autoptr(TsLayout) layout = ts_layout_new (model);
   static const struct { const char *name; guint64 begin, end; TsTensorRole role; } expected[] = {
     { "model.embed_tokens.weight", 0, 32, TS_TENSOR_ROLE_EMBEDDING },

@@ -16,6 +16,7 @@
 
 #include "ts-hf-naming.h"
 #include "ts-metadata-entry.h"
+#include "ts-test-dir.h"
 
 /* ------------------------------------------------------------ model ids */
 
@@ -182,28 +183,10 @@ fixture_set_up (Fixture       *fixture,
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  user_data)
 {
-  remove_tree (fixture->root);
+  ts_test_remove_tree (fixture->root);
   g_free (fixture->root);
 }
 

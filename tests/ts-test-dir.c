@@ -49,3 +49,15 @@ ts_test_dir_teardown (TsTestDir     *fixture,
   ts_test_remove_tree (fixture->dir);
   g_clear_pointer (&fixture->dir, g_free);
 }
+
+TsModelFile *
+ts_test_load_model (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  TsModelFile *model = ts_model_file_load (file, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (model);
+  return model;
+}

@@ -1,4 +1,5 @@
-/* ts-test-dir.h: a scratch folder per test
+/* ts-test-dir.h: a scratch folder per test, and loading what is written
+ * there
  *
  * Copyright 2026 The Tensorscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -7,6 +8,8 @@
 #pragma once
 
 #include <glib.h>
+
+#include "tensorscope.h"
 
 G_BEGIN_DECLS
 
@@ -23,5 +26,7 @@ void ts_test_dir_teardown (TsTestDir     *fixture,
                            gconstpointer  data);
 /* removes @path and, for a folder, everything below it */
 void ts_test_remove_tree  (const char    *path);
+/* loads @path, asserting it loads */
+TsModelFile *ts_test_load_model (const char *path);
 
 G_END_DECLS
