@@ -219,6 +219,12 @@ ts_gguf_metadata_get_bytes (TsGgufMetadata *self)
   return g_bytes_new (self->data->data, self->data->len);
 }
 
+gsize
+ts_gguf_metadata_get_size (TsGgufMetadata *self)
+{
+  return self->data->len;
+}
+
 GListModel *
 ts_gguf_metadata_list_entries (TsGgufMetadata *self)
 {

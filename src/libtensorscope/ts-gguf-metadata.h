@@ -69,6 +69,8 @@ const char     *ts_gguf_metadata_get_origin       (TsGgufMetadata *self,
                                                    guint           index);
 /* the serialised pairs, as they follow GGUF's fixed header */
 GBytes         *ts_gguf_metadata_get_bytes        (TsGgufMetadata *self);
+/* the length of those bytes, without copying them */
+gsize           ts_gguf_metadata_get_size         (TsGgufMetadata *self);
 /* (transfer full): a GListModel of TsMetadataEntry reading the pairs back */
 GListModel     *ts_gguf_metadata_list_entries     (TsGgufMetadata *self);
 

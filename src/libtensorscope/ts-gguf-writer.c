@@ -111,9 +111,7 @@ ts_gguf_writer_add_tensor (TsGgufWriter  *self,
 guint64
 ts_gguf_writer_get_metadata_end (TsGgufWriter *self)
 {
-  g_autoptr(GBytes) md = ts_gguf_metadata_get_bytes (self->metadata);
-
-  return 24 + g_bytes_get_size (md);
+  return 24 + ts_gguf_metadata_get_size (self->metadata);
 }
 
 guint64
