@@ -641,6 +641,9 @@ parse_index (GFile        *index_file,
       if (!g_ptr_array_find_with_equal_func (info->shards, shard, g_str_equal, NULL))
         g_ptr_array_add (info->shards, (gpointer) shard);
     }
+  if (info->shards->len == 0)
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+                    "the index's \"weight_map\" is empty: it names no tensor and no shard");
   g_ptr_array_sort (info->shards, compare_names);
 
   meta = json_object_get_member (root, "metadata");
