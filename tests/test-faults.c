@@ -89,18 +89,6 @@ cancel_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static guint
-count_leftovers (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  guint n = 0;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    n++;
-  return n;
-}
-
 /* The outcome and the disk agree; returns whether the run was cancelled. */
 static gboolean
 check_outcome (Fixture    *fx,
@@ -115,12 +103,12 @@ check_outcome (Fixture    *fx,
       g_assert_cmpint (g_stat (path, &st), ==, 0);
       g_assert_cmpuint ((guint64) st.st_size, ==, ts_conversion_plan_get_predicted_size (fx->plan));
       g_unlink (path);
-      g_assert_cmpuint (count_leftovers (fx->out_dir), ==, 0);
+      g_assert_cmpuint (ts_test_count_entries (fx->out_dir), ==, 0);
       return FALSE;
     }
   g_assert_error (r->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
-  g_assert_cmpuint (count_leftovers (fx->out_dir), ==, 0);
+  g_assert_cmpuint (ts_test_count_entries (fx->out_dir), ==, 0);
   g_clear_error (&r->error);
   return TRUE;
 }

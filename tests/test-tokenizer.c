@@ -12,6 +12,7 @@
 
 #include "ts-hf-tokenizer.h"
 #include "ts-metadata-entry.h"
+#include "ts-test-dir.h"
 
 #define LLAMA3_PRE \
   "{\"type\": \"Sequence\", \"pretokenizers\": [" \
@@ -61,16 +62,7 @@ static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  user_data)
 {
-  g_autoptr(GDir) dir = g_dir_open (fixture->root, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (fixture->root, name, NULL);
-
-      g_remove (path);
-    }
-  g_rmdir (fixture->root);
+  ts_test_remove_tree (fixture->root);
   g_clear_object (&fixture->dir);
   g_free (fixture->root);
 }

@@ -42,6 +42,17 @@ ts_test_remove_tree (const char *path)
   g_rmdir (path);
 }
 
+guint
+ts_test_count_entries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint n = 0;
+
+  while (dir != NULL && g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
 void
 ts_test_dir_teardown (TsTestDir     *fixture,
                       gconstpointer  data)

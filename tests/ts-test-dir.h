@@ -26,6 +26,8 @@ void ts_test_dir_teardown (TsTestDir     *fixture,
                            gconstpointer  data);
 /* removes @path and, for a folder, everything below it */
 void ts_test_remove_tree  (const char    *path);
+/* the number of entries in the folder @path (0 if it cannot be read) */
+guint ts_test_count_entries (const char *path);
 /* loads @path, asserting it loads */
 TsModelFile *ts_test_load_model (const char *path);
 

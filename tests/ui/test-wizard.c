@@ -69,17 +69,6 @@ write_sample (const char            *dir,
   g_assert_no_error (error);
 }
 
-static guint
-count_dir_entries (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  guint n = 0;
-
-  while (dir != NULL && g_dir_read_name (dir) != NULL)
-    n++;
-  return n;
-}
-
 /* ------------------------------------------------------------------------ */
 /* HTML well-formedness                                                      */
 
@@ -450,7 +439,7 @@ test_wizard_cancel (void)
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "cancelled");
   g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
   /* no temporary file either */
-  g_assert_cmpuint (count_dir_entries (out_dir), ==, 0);
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
   save_screenshot (GTK_WIDGET (wizard), "wizard-4-cancelled.png");
   g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
 
