@@ -70,6 +70,22 @@ create_filters (TsFileChooserMode mode)
  * guarded use the version macros are there to force. */
 G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 
+/* a dismissed dialog (file or application chooser) is a cancellation;
+ * takes @error */
+static void
+return_dialog_error (GTask  *task,
+                     GError *error)
+{
+  if (g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) ||
+      g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", error->message);
+      g_error_free (error);
+    }
+  else
+    g_task_return_error (task, error);
+}
+
 static void
 dialog_done (GObject      *object,
              GAsyncResult *result,
@@ -77,7 +93,7 @@ dialog_done (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   TsFileChooserMode mode = GPOINTER_TO_UINT (g_task_get_task_data (task));
-  g_autoptr(GError) error = NULL;
+  GError *error = NULL;
   GFile *file;
 
   if (mode == TS_FILE_CHOOSER_OPEN_FILE)
@@ -89,11 +105,8 @@ dialog_done (GObject      *object,
 
   if (file != NULL)
     g_task_return_pointer (task, file, g_object_unref);
-  else if (g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) ||
-           g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", error->message);
   else
-    g_task_return_error (task, g_steal_pointer (&error));
+    return_dialog_error (task, error);
 }
 
 void
@@ -130,9 +143,68 @@ ts_file_chooser_run_async (GtkWindow           *parent,
     }
 }
 
+static void
+launcher_done (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (gtk_file_launcher_launch_finish (GTK_FILE_LAUNCHER (object), result, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    return_dialog_error (task, error);
+}
+
+void
+ts_file_launch_async (GtkWindow           *parent,
+                      GFile               *file,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
+  g_autoptr(GtkFileLauncher) launcher = gtk_file_launcher_new (file);
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, ts_file_launch_async);
+  gtk_file_launcher_launch (launcher, parent, cancellable, launcher_done, task);
+}
+
 G_GNUC_END_IGNORE_DEPRECATIONS
 
 #else /* GTK 4.8 */
+
+static void
+show_uri_done (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (gtk_show_uri_full_finish (GTK_WINDOW (object), result, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+ts_file_launch_async (GtkWindow           *parent,
+                      GFile               *file,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+  GTask *task;
+
+  g_return_if_fail (GTK_IS_WINDOW (parent));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ts_file_launch_async);
+  gtk_show_uri_full (parent, uri, GDK_CURRENT_TIME, cancellable, show_uri_done, task);
+}
 
 static const char *
 accept_label (TsFileChooserMode mode)
@@ -220,6 +292,15 @@ ts_file_chooser_run_finish (GAsyncResult  *result,
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+gboolean
+ts_file_launch_finish (GAsyncResult  *result,
+                       GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /* ------------------------------------------------------------------------ */

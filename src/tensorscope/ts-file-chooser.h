@@ -1,4 +1,5 @@
-/* ts-file-chooser.h: the one place that picks a file chooser API
+/* ts-file-chooser.h: the one place that picks a file chooser API, and the
+ * API that opens a file in its default application
  *
  * Copyright 2026 The Tensorscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -29,6 +30,19 @@ void   ts_file_chooser_run_async  (GtkWindow           *parent,
                                    gpointer             user_data);
 GFile *ts_file_chooser_run_finish (GAsyncResult        *result,
                                    GError             **error);
+
+/* Opens @file in the user's default application for its type (the
+ * exported picture): gtk_show_uri_full on GTK 4.8, GtkFileLauncher from 4.10
+ * on, where gtk_show_uri* are deprecated. Inside Flatpak both go through the
+ * OpenURI portal. A dismissed application chooser finishes with
+ * G_IO_ERROR_CANCELLED. */
+void     ts_file_launch_async  (GtkWindow           *parent,
+                                GFile               *file,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data);
+gboolean ts_file_launch_finish (GAsyncResult        *result,
+                                GError             **error);
 
 /* TRUE for one shard of a sharded Safetensors checkpoint
  * ("model-00001-of-00004.safetensors") whose folder shows neither the index

@@ -23,6 +23,10 @@ TsMetadataView *ts_window_get_metadata_view (TsWindow *self);
 TsSummaryView  *ts_window_get_summary_view  (TsWindow *self);
 GtkDropTarget  *ts_window_get_drop_target   (TsWindow *self);
 gboolean        ts_window_get_drop_active   (TsWindow *self);
+/* the in-window notification's text, NULL while it is hidden; @can_show
+ * (optional) tells whether its Show button is there */
+const char     *ts_window_get_banner        (TsWindow *self,
+                                             gboolean *can_show);
 /* "tensors", "metadata" or "summary" */
 void            ts_window_show_view         (TsWindow   *self,
                                              const char *name);

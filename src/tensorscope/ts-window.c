@@ -52,6 +52,7 @@ struct _TsWindow
   GtkRevealer          *drop_revealer;
   GtkRevealer          *banner_revealer;
   GtkLabel             *banner_label;
+  GtkWidget            *banner_show_button;
   GMenu                *recent_section;
   GtkDropTarget        *drop_target;
 };
@@ -482,6 +483,23 @@ banner_timeout (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* the in-window notification, with "Show" for a file to open, or without */
+static void
+show_banner (TsWindow   *self,
+             const char *text,
+             gboolean    can_show)
+{
+  /* a file name is ellipsized on one line; an error wraps, whole */
+  gtk_label_set_ellipsize (self->banner_label, can_show ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_NONE);
+  gtk_label_set_wrap (self->banner_label, !can_show);
+  gtk_label_set_text (self->banner_label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->banner_label), text);
+  gtk_widget_set_visible (self->banner_show_button, can_show);
+  gtk_revealer_set_reveal_child (self->banner_revealer, TRUE);
+  g_clear_handle_id (&self->banner_id, g_source_remove);
+  self->banner_id = g_timeout_add_seconds (BANNER_TIMEOUT_S, banner_timeout, self);
+}
+
 static void
 on_exported (TsWindow *self,
              GFile    *file)
@@ -490,10 +508,7 @@ on_exported (TsWindow *self,
   g_autofree char *text = g_strdup_printf (_("Exported “%s”"), name);
 
   g_set_object (&self->exported, file);
-  gtk_label_set_text (self->banner_label, text);
-  gtk_revealer_set_reveal_child (self->banner_revealer, TRUE);
-  g_clear_handle_id (&self->banner_id, g_source_remove);
-  self->banner_id = g_timeout_add_seconds (BANNER_TIMEOUT_S, banner_timeout, self);
+  show_banner (self, text, TRUE);
 }
 
 static void
@@ -514,18 +529,35 @@ export_action (GtkWidget  *widget,
 }
 
 static void
+export_launched (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!ts_file_launch_finish (result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+      self->exported != NULL)
+    {
+      g_autofree char *name = g_file_get_basename (self->exported);
+      g_autofree char *text = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
+
+      show_banner (self, text, FALSE);
+    }
+}
+
+static void
 show_export_action (GtkWidget  *widget,
                     const char *action_name,
                     GVariant   *parameter)
 {
   TsWindow *self = TS_WINDOW (widget);
-  g_autofree char *uri = NULL;
 
   if (self->exported == NULL)
     return;
 
-  uri = g_file_get_uri (self->exported);
-  gtk_show_uri (GTK_WINDOW (self), uri, GDK_CURRENT_TIME);
+  ts_file_launch_async (GTK_WINDOW (self), self->exported, NULL, export_launched, g_object_ref (self));
   dismiss_banner (self);
 }
 
@@ -714,6 +746,19 @@ ts_window_get_drop_active (TsWindow *self)
   return gtk_revealer_get_reveal_child (self->drop_revealer);
 }
 
+const char *
+ts_window_get_banner (TsWindow *self,
+                      gboolean *can_show)
+{
+  g_return_val_if_fail (TS_IS_WINDOW (self), NULL);
+
+  if (can_show != NULL)
+    *can_show = gtk_widget_get_visible (self->banner_show_button);
+  if (!gtk_revealer_get_reveal_child (self->banner_revealer))
+    return NULL;
+  return gtk_label_get_text (self->banner_label);
+}
+
 void
 ts_window_show_view (TsWindow   *self,
                      const char *name)
@@ -847,6 +892,7 @@ ts_window_class_init (TsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TsWindow, drop_revealer);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_revealer);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_show_button);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, on_zoom_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_select_hidden_tensor);

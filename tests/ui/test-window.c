@@ -708,6 +708,124 @@ test_export_dialog (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static GtkWindow *
+find_export_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (TS_IS_EXPORT_DIALOG (toplevel) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
+        return toplevel;
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shows (gpointer data)
+{
+  return find_export_dialog () != NULL;
+}
+
+static gboolean
+banner_shows (gpointer data)
+{
+  return ts_window_get_banner (data, NULL) != NULL;
+}
+
+static gboolean
+file_exists (gpointer data)
+{
+  return g_file_test (data, G_FILE_TEST_IS_REGULAR);
+}
+
+/* Makes a desktop file the default application for @content_type, in this
+ * test's isolated XDG folders: it copies the file it is given to @copy. */
+static void
+install_test_opener (const char *content_type,
+                     const char *copy)
+{
+  g_autofree char *apps = g_build_filename (g_get_user_data_dir (), "applications", NULL);
+  g_autofree char *desktop = g_build_filename (apps, "ts-test-opener.desktop", NULL);
+  g_autofree char *mimeapps = g_build_filename (g_get_user_config_dir (), "mimeapps.list", NULL);
+  g_autofree char *entry = g_strdup_printf ("[Desktop Entry]\nType=Application\n"
+                                            "Name=Tensorscope test opener\nNoDisplay=true\n"
+                                            "Exec=/bin/cp %%f %s\nMimeType=%s;\n",
+                                            copy, content_type);
+  g_autofree char *defaults = g_strdup_printf ("[Default Applications]\n%s=ts-test-opener.desktop\n",
+                                               content_type);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (apps, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (g_get_user_config_dir (), 0700), ==, 0);
+  g_file_set_contents (desktop, entry, -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (mimeapps, defaults, -1, &error);
+  g_assert_no_error (error);
+}
+
+/* Export from the window's own dialog, then the notification's Show opens
+ * the picture in the default application for its type (an opener this test
+ * installs, which copies the file it is given); once the picture is gone,
+ * Show says why it could not open it, and offers no second Show. */
+static void
+test_show_export (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  g_autofree char *base = g_build_filename (fixture_dir, "shown", NULL);
+  g_autofree char *svg = g_build_filename (fixture_dir, "shown.svg", NULL);
+  g_autofree char *copy = g_build_filename (fixture_dir, "opened-copy.svg", NULL);
+  g_autoptr(GFile) target = g_file_new_for_path (base);
+  g_autoptr(GFile) svg_file = g_file_new_for_path (svg);
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *opened = NULL;
+  gsize written_len, opened_len;
+  gboolean can_show = FALSE;
+  const char *text;
+
+  g_assert_null (ts_window_get_banner (window, NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL));
+  ts_test_wait_until (dialog_shows, NULL, 20, "the export dialog");
+  ts_export_dialog_export_to (TS_EXPORT_DIALOG (find_export_dialog ()), target);
+  ts_test_wait_until (banner_shows, window, 20, "the Exported notification");
+  text = ts_window_get_banner (window, &can_show);
+  g_assert_cmpstr (text, ==, "Exported “shown.svg”");
+  g_assert_true (can_show);
+  g_assert_true (g_file_test (svg, G_FILE_TEST_IS_REGULAR));
+
+  info = g_file_query_info (svg_file, G_FILE_ATTRIBUTE_STANDARD_CONTENT_TYPE,
+                            G_FILE_QUERY_INFO_NONE, NULL, &error);
+  g_assert_no_error (error);
+  install_test_opener (g_file_info_get_content_type (info), copy);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-export", NULL));
+  g_assert_null (ts_window_get_banner (window, NULL));
+  ts_test_wait_until (file_exists, copy, 20, "the opener's copy of the export");
+  /* the opener was given the exported picture itself */
+  ts_test_run_for (200);
+  g_file_get_contents (svg, &written, &written_len, &error);
+  g_assert_no_error (error);
+  g_file_get_contents (copy, &opened, &opened_len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (opened, opened_len, written, written_len);
+  g_assert_null (ts_window_get_banner (window, NULL));
+
+  g_assert_cmpint (g_unlink (svg), ==, 0);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-export", NULL));
+  ts_test_wait_until (banner_shows, window, 20, "the could-not-open notification");
+  text = ts_window_get_banner (window, &can_show);
+  g_assert_true (g_str_has_prefix (text, "Could not open “shown.svg”: "));
+  g_assert_cmpuint (strlen (text), >, strlen ("Could not open “shown.svg”: "));
+  g_assert_false (can_show);
+  save_screenshot (GTK_WIDGET (window), "banner-could-not-open.png");
+
+  g_unlink (copy);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -738,6 +856,7 @@ main (int   argc,
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
+  g_test_add_func ("/window/show-export", test_show_export);
 
   ret = g_test_run ();
 
