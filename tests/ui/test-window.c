@@ -628,8 +628,9 @@ find_spin_button (GtkWidget *widget)
   return NULL;
 }
 
+/* the visible toplevel of @type (a class or an interface), if any */
 static GtkWindow *
-find_file_chooser (void)
+find_visible_toplevel (GType type)
 {
   GListModel *toplevels = gtk_window_get_toplevels ();
 
@@ -637,10 +638,16 @@ find_file_chooser (void)
     {
       g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
 
-      if (GTK_IS_FILE_CHOOSER (toplevel) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
+      if (G_TYPE_CHECK_INSTANCE_TYPE (toplevel, type) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
         return toplevel;
     }
   return NULL;
+}
+
+static GtkWindow *
+find_file_chooser (void)
+{
+  return find_visible_toplevel (GTK_TYPE_FILE_CHOOSER);
 }
 
 /* Enter exports (it opened the Format drop-down once): Export is the
@@ -711,16 +718,7 @@ test_export_dialog (void)
 static GtkWindow *
 find_export_dialog (void)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
-
-      if (TS_IS_EXPORT_DIALOG (toplevel) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
-        return toplevel;
-    }
-  return NULL;
+  return find_visible_toplevel (TS_TYPE_EXPORT_DIALOG);
 }
 
 static gboolean
