@@ -11,7 +11,10 @@
 # Prints wall time, throughput (MB/s of source shard bytes) and peak RSS
 # (/usr/bin/time) of cp, `convert --outtype bf16` and `convert --outtype q8_0`
 # (medians of 5 interleaved rounds), and the ratios to cp.  Targets: bf16 <= 1.25x cp, q8_0 <= 3x cp,
-# RSS <= 256 MB.  Prints figures only; it asserts nothing.
+# RSS <= 256 MB.  Also, in the same rounds, the durable-write floor: `dd
+# oflag=direct conv=fsync` of as many bytes as the BF16 output, the least a
+# conversion that syncs its output can take on this disk.  Prints figures
+# only; it asserts nothing.
 
 set -euo pipefail
 
@@ -37,8 +40,9 @@ CK=$WORK/checkpoint
 CP=$WORK/cp-copy
 BF16=$WORK/model-bf16.gguf
 Q8=$WORK/model-q8_0.gguf
+FLOOR=$WORK/floor.bin
 cleanup () {
-  rm -rf "$CK" "$CP" "$BF16" "$Q8" "$WORK"/time-*.txt
+  rm -rf "$CK" "$CP" "$BF16" "$Q8" "$FLOOR" "$WORK"/time-*.txt
   if [ "$CLEAN_WORK" = 1 ]; then rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -100,6 +104,12 @@ for i in $(seq $ROUNDS); do
   timed q8_0$i "$CLI" convert "$CK" -o "$Q8" --outtype q8_0 --force
   q8_bytes=$(stat -c %s "$Q8" 2>/dev/null || echo 0)
   rm -f "$Q8"
+  # the durable-write floor: the same number of bytes as the BF16 output,
+  # space reserved, then written straight to the disk (O_DIRECT, 4 MiB
+  # blocks of zeros, no source to read) and fsynced -- what any converter
+  # that syncs its output before renaming it pays at least
+  timed floor$i sh -c 'fallocate -l "$2" "$1" && dd if=/dev/zero of="$1" bs=4M iflag=count_bytes count="$2" oflag=direct conv=notrunc,fsync status=none' sh "$FLOOR" "$bf16_bytes"
+  rm -f "$FLOOR"
 done
 # convert fsyncs its output before renaming it into place; cp does not, so
 # cp followed by sync is printed too, as the like-for-like baseline
@@ -122,6 +132,7 @@ def median(name):
 cp, cps = median("cp")
 bf, bfs = median("bf16")
 q8, q8s = median("q8_0")
+fl, fls = median("floor")
 cpsync = load("cpsync")
 rows = [("cp", cp, ck, None, None),
         ("convert bf16", bf, bf16_out, 1.25, 256),
@@ -132,9 +143,11 @@ for name, (wall, mb, rc), out, target, _ in rows:
     ratio = wall / cp[0]
     tgt = f"<= {target:g}x" if target else ""
     print(f"{name:14} {wall:8.3f} {ck / wall / 1e6:8.0f} {mb:8.1f} MB {ratio:6.2f} {tgt:>8} {rc:>5}  {out:,}")
-for name, runs in (("cp", cps), ("bf16", bfs), ("q8_0", q8s)):
+for name, runs in (("cp", cps), ("bf16", bfs), ("q8_0", q8s), ("floor", fls)):
     print(f"{name + ' runs (s):':15}" + ", ".join(f"{r[0]:.3f}" for r in runs))
 print(f"cp + sync:     {cpsync[0]:.3f} s; convert / (cp + sync): bf16 {bf[0] / cpsync[0]:.2f}x, q8_0 {q8[0] / cpsync[0]:.2f}x")
+print(f"durable-write floor (dd oflag=direct + fsync of {bf16_out:,} bytes): {fl[0]:.3f} s = {fl[0] / cp[0]:.2f}x cp; "
+      f"bf16 / floor {bf[0] / fl[0]:.2f}x, bf16 - floor {1000 * (bf[0] - fl[0]):.0f} ms")
 print(f"RSS target <= 256 MB: bf16 {max(r[1] for r in bfs):.1f} MB, q8_0 {max(r[1] for r in q8s):.1f} MB (largest of {rounds})")
 print(f"(MB/s = source shard bytes {ck:,} / wall time)")
 EOF

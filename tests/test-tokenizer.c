@@ -326,6 +326,37 @@ test_template_list (Fixture       *fixture,
                                    "tokenizer.chat_template=D\n"));
 }
 
+/* get_vocab_base()'s reverse vocab: an added token's content moves to the
+ * added token's id (leaving its vocab id unused, and an id beyond
+ * vocab_size harmless), and of two texts with one id the later one in the
+ * file stays, as tests/ref/ref_convert.py derives it */
+static void
+test_vocab_collisions (Fixture       *fixture,
+                       gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *md = NULL;
+
+  write_file (fixture, "tokenizer.json",
+              "{\"added_tokens\": ["
+              "{\"id\": 5, \"content\": \"<|begin_of_text|>\", \"special\": true}, "
+              "{\"id\": 6, \"content\": \"<|eot_id|>\", \"special\": true}, "
+              "{\"id\": 7, \"content\": \"big\", \"special\": false}], "
+              "\"pre_tokenizer\": " LLAMA3_PRE ", "
+              "\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"x\": 2, \"y\": 2, "
+              "\"<|eot_id|>\": 3, \"big\": 12}, \"merges\": [\"a b\"]}}");
+  write_configs (fixture, "");
+  md = convert (fixture, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", md);
+  g_assert_true (g_str_has_prefix (md,
+                                   "tokenizer.ggml.model=gpt2\n"
+                                   "tokenizer.ggml.pre=llama-bpe\n"
+                                   "tokenizer.ggml.tokens=[a,b,y,[PAD3],[PAD4],<|begin_of_text|>,<|eot_id|>,"
+                                   "big,[PAD8],[PAD9]]\n"
+                                   "tokenizer.ggml.token_type=[1,1,1,5,5,3,3,4,5,5]\n"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -338,6 +369,8 @@ main (int   argc,
   g_test_add ("/tokenizer/unknown-pre-tokenizer", Fixture, NULL, fixture_set_up,
               test_unknown_pre_tokenizer, fixture_tear_down);
   g_test_add ("/tokenizer/wrong-types", Fixture, NULL, fixture_set_up, test_wrong_types, fixture_tear_down);
+  g_test_add ("/tokenizer/vocab-collisions", Fixture, NULL, fixture_set_up, test_vocab_collisions,
+              fixture_tear_down);
   g_test_add ("/tokenizer/template-list", Fixture, NULL, fixture_set_up, test_template_list,
               fixture_tear_down);
   return g_test_run ();

@@ -518,16 +518,37 @@ looks_special (const char *token)
          (g_str_has_prefix (token, "<unused") && g_str_has_suffix (token, ">"));
 }
 
-/* tokenizer.vocab of a fast tokenizer: the model's vocab, added tokens
- * taking precedence for their content */
+/* tokenizer.vocab of a fast tokenizer, by id (reverse_vocab in
+ * get_vocab_base()): the model's vocab, with added tokens taking precedence
+ * for their content and for their id. Filled straight from model.vocab
+ * (128,256 members in Llama 3), without a text -> id table in between. */
 typedef struct
 {
-  GHashTable *ids;
-  gboolean    ok;
+  const char **reverse;     /* id -> text, NULL where there is none */
+  guint        n;           /* config.json's vocab_size */
+  GHashTable  *added;       /* content -> the AddedToken that has it */
+  const char  *too_large;   /* the first text whose id is not below n */
+  gint64       too_large_id;
+  gboolean     ok;
 } VocabWalk;
 
+static gboolean
+id_too_large (GError    **error,
+              gint64      id,
+              const char *text,
+              guint       n)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               "tokenizer.json: token id %" G_GINT64_FORMAT " of \"%s\" is not below "
+               "config.json's vocab_size %u", id, text, n);
+  return FALSE;
+}
+
 /* one member of model.vocab: with the node at hand, no second lookup by
- * name (128,256 of them in Llama 3) */
+ * name. A text that is also an added token's content has the added
+ * token's id instead. Of two texts with one id the later one in the file
+ * stays, as in a dict comprehension over the vocab in file order
+ * (transformers' own order is the Rust tokenizer's hash order). */
 static void
 add_vocab_entry (JsonObject  *object,
                  const gchar *name,
@@ -535,22 +556,47 @@ add_vocab_entry (JsonObject  *object,
                  gpointer     data)
 {
   VocabWalk *walk = data;
+  gint64 id;
 
+  if (!walk->ok || walk->too_large != NULL)
+    return;
   if (!node_is_int (node))
-    walk->ok = FALSE;
-  else if (walk->ok)
-    g_hash_table_insert (walk->ids, (gpointer) name, GSIZE_TO_POINTER ((gsize) json_node_get_int (node) + 1));
+    {
+      walk->ok = FALSE;
+      return;
+    }
+  if (g_hash_table_size (walk->added) > 0 && g_hash_table_contains (walk->added, name))
+    return;
+  id = json_node_get_int (node);
+  if (id >= (gint64) walk->n)
+    {
+      walk->too_large = name;
+      walk->too_large_id = id;
+    }
+  else if (id >= 0)
+    walk->reverse[id] = name;
 }
 
+/* reverse[id] for every id below vocab_size, and added_at[id] for the ids
+ * an added token holds */
 static gboolean
-collect_vocab (Tok         *t,
-               GHashTable  *ids,
-               GError     **error)
+reverse_vocab (Tok                *t,
+               const char        **reverse,
+               const AddedToken  **added_at,
+               GError            **error)
 {
   JsonObject *model = json_object_get_object_member (t->tok, "model");
   JsonObject *vocab = NULL;
-  VocabWalk walk = { ids, TRUE };
+  g_autoptr(GHashTable) added = g_hash_table_new (g_str_hash, g_str_equal);
+  VocabWalk walk = { reverse, t->config->vocab_size, added, NULL, 0, TRUE };
 
+  /* of two added tokens with one content, the later one holds it */
+  for (guint i = 0; i < t->added->len; i++)
+    {
+      AddedToken *a = &g_array_index (t->added, AddedToken, i);
+
+      g_hash_table_insert (added, (gpointer) a->content, a);
+    }
   if (!get_object (model, "vocab", "tokenizer.json", "model.vocab", &vocab, error))
     return FALSE;
   if (vocab == NULL)
@@ -558,44 +604,23 @@ collect_vocab (Tok         *t,
   json_object_foreach_member (vocab, add_vocab_entry, &walk);
   if (!walk.ok)
     return invalid (error, "tokenizer.json", "model.vocab", "an object of integer ids");
+  if (walk.too_large != NULL)
+    return id_too_large (error, walk.too_large_id, walk.too_large, walk.n);
   for (guint i = 0; i < t->added->len; i++)
     {
       AddedToken *a = &g_array_index (t->added, AddedToken, i);
 
-      g_hash_table_insert (ids, (gpointer) a->content, GSIZE_TO_POINTER ((gsize) a->id + 1));
+      if (g_hash_table_lookup (added, a->content) != a)
+        continue;
+      if (a->id >= (gint64) walk.n)
+        return id_too_large (error, a->id, a->content, walk.n);
+      if (a->id >= 0)
+        {
+          reverse[a->id] = a->content;
+          added_at[a->id] = a;
+        }
     }
   return TRUE;
-}
-
-/* id -> token text, as reverse_vocab in get_vocab_base() */
-static const char **
-reverse_vocab (Tok         *t,
-               GHashTable  *ids,
-               GHashTable  *added,
-               GError     **error)
-{
-  guint n = t->config->vocab_size;
-  g_autofree const char **reverse = g_new0 (const char *, n);
-  GHashTableIter iter;
-  gpointer key, value;
-
-  g_hash_table_iter_init (&iter, ids);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      gint64 id = (gint64) (GPOINTER_TO_SIZE (value) - 1);
-
-      if (id >= (gint64) n)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "tokenizer.json: token id %" G_GINT64_FORMAT " of \"%s\" is not below "
-                       "config.json's vocab_size %u", id, (const char *) key, n);
-          return NULL;
-        }
-      /* two texts for one id: the added token is the one transformers keeps */
-      if (id >= 0 && (reverse[id] == NULL || g_hash_table_contains (added, key)))
-        reverse[id] = key;
-    }
-  return g_steal_pointer (&reverse);
 }
 
 static void
@@ -631,31 +656,20 @@ build_tokens (Tok        *t,
               GArray     *types,
               GError    **error)
 {
-  g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GHashTable) added = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GHashTable) added_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autofree const char **reverse = NULL;
+  guint n = t->config->vocab_size;
+  g_autofree const char **reverse = g_new0 (const char *, n);
+  g_autofree const AddedToken **added_at = g_new0 (const AddedToken *, n);
 
-  for (guint i = 0; i < t->added->len; i++)
-    {
-      AddedToken *a = &g_array_index (t->added, AddedToken, i);
-
-      g_hash_table_insert (added, (gpointer) a->content, a);
-      g_hash_table_insert (added_ids, &a->id, a);
-    }
-  if (!collect_vocab (t, ids, error) || (reverse = reverse_vocab (t, ids, added, error)) == NULL)
+  if (!reverse_vocab (t, reverse, added_at, error))
     return FALSE;
-  for (guint i = 0; i < t->config->vocab_size; i++)
+  for (guint i = 0; i < n; i++)
     {
-      gint64 id = i;
       gint32 unused = TOKEN_UNUSED;
 
       if (reverse[i] != NULL)
         {
-          AddedToken *a = g_hash_table_lookup (added_ids, &id);
-
-          append_token (reverse[i], g_hash_table_contains (added, reverse[i]),
-                        a != NULL && a->special, tokens, types);
+          append_token (reverse[i], added_at[i] != NULL, added_at[i] != NULL && added_at[i]->special,
+                        tokens, types);
           continue;
         }
       g_ptr_array_add (tokens, g_strdup_printf ("[PAD%u]", i));
