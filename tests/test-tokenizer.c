@@ -357,6 +357,69 @@ test_vocab_collisions (Fixture       *fixture,
                                    "tokenizer.ggml.token_type=[1,1,1,5,5,3,3,4,5,5]\n"));
 }
 
+static TsMetadataEntry *
+find_entry (TsGgufMetadata *md,
+            const char     *key)
+{
+  g_autoptr(GListModel) entries = ts_gguf_metadata_list_entries (md);
+
+  for (guint i = 0; i < g_list_model_get_n_items (entries); i++)
+    {
+      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (entries, i);
+
+      if (g_str_equal (ts_metadata_entry_get_key (e), key))
+        return g_steal_pointer (&e);
+    }
+  return NULL;
+}
+
+/* a vocab big enough that tokenizer.json's tree is freed on a thread of
+ * its own: every token still right, and nothing read after the free (the
+ * sanitizer build runs this too) */
+static void
+test_large_vocab (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  const guint n = 20000;
+  g_autoptr(GString) json = g_string_new ("{\"added_tokens\": [{\"id\": 19999, \"content\": "
+                                          "\"<|eot_id|>\", \"special\": true}], "
+                                          "\"pre_tokenizer\": " LLAMA3_PRE ", "
+                                          "\"model\": {\"type\": \"BPE\", \"merges\": [\"t 1\"], \"vocab\": {");
+  g_autofree char *config = g_strdup_printf ("{\"vocab_size\": %u}", n + 1);
+  g_autoptr(TsGgufMetadata) md = ts_gguf_metadata_new ();
+  g_autoptr(TsMetadataEntry) tokens = NULL;
+  g_autoptr(TsMetadataEntry) types = NULL;
+  g_autoptr(GError) error = NULL;
+  TsHfConfig hf = { 0 };
+
+  for (guint i = 0; i < n - 1; i++)
+    g_string_append_printf (json, "%s\"t%u\": %u", i ? ", " : "", i, i);
+  g_string_append (json, "}}}");
+  write_file (fixture, "tokenizer.json", json->str);
+  write_file (fixture, "config.json", config);
+  hf.vocab_size = n + 1;
+  g_assert_true (ts_hf_tokenizer_add_metadata (fixture->dir, &hf, NULL, md, &error));
+  g_assert_no_error (error);
+
+  tokens = find_entry (md, "tokenizer.ggml.tokens");
+  types = find_entry (md, "tokenizer.ggml.token_type");
+  g_assert_nonnull (tokens);
+  g_assert_nonnull (types);
+  g_assert_cmpuint (ts_metadata_entry_get_array_length (tokens), ==, n + 1);
+  for (guint i = 0; i < n + 1; i++)
+    {
+      g_autoptr(TsMetadataEntry) item = ts_metadata_entry_get_item (tokens, i);
+      g_autoptr(TsMetadataEntry) type = ts_metadata_entry_get_item (types, i);
+      g_autofree char *expected = i < n - 1 ? g_strdup_printf ("t%u", i)
+                                : i == n - 1 ? g_strdup ("<|eot_id|>") : g_strdup_printf ("[PAD%u]", i);
+      gsize length = 0;
+      const char *text = ts_metadata_entry_get_string (item, &length);
+
+      g_assert_cmpmem (text, length, expected, strlen (expected));
+      g_assert_cmpint (ts_metadata_entry_get_int64 (type), ==, i < n - 1 ? 1 : i == n - 1 ? 3 : 5);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -370,6 +433,8 @@ main (int   argc,
               test_unknown_pre_tokenizer, fixture_tear_down);
   g_test_add ("/tokenizer/wrong-types", Fixture, NULL, fixture_set_up, test_wrong_types, fixture_tear_down);
   g_test_add ("/tokenizer/vocab-collisions", Fixture, NULL, fixture_set_up, test_vocab_collisions,
+              fixture_tear_down);
+  g_test_add ("/tokenizer/large-vocab", Fixture, NULL, fixture_set_up, test_large_vocab,
               fixture_tear_down);
   g_test_add ("/tokenizer/template-list", Fixture, NULL, fixture_set_up, test_template_list,
               fixture_tear_down);
