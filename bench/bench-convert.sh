@@ -145,6 +145,9 @@ for name, (wall, mb, rc), out, target, _ in rows:
     print(f"{name:14} {wall:8.3f} {ck / wall / 1e6:8.0f} {mb:8.1f} MB {ratio:6.2f} {tgt:>8} {rc:>5}  {out:,}")
 for name, runs in (("cp", cps), ("bf16", bfs), ("q8_0", q8s), ("floor", fls)):
     print(f"{name + ' runs (s):':15}" + ", ".join(f"{r[0]:.3f}" for r in runs))
+fast_cp = cps[0][0]
+print(f"against the fastest cp ({fast_cp:.3f} s; on a virtual machine cp can run at half speed now and then): "
+      f"bf16 {bf[0] / fast_cp:.2f}x, q8_0 {q8[0] / fast_cp:.2f}x")
 print(f"cp + sync:     {cpsync[0]:.3f} s; convert / (cp + sync): bf16 {bf[0] / cpsync[0]:.2f}x, q8_0 {q8[0] / cpsync[0]:.2f}x")
 print(f"durable-write floor (dd oflag=direct + fsync of {bf16_out:,} bytes): {fl[0]:.3f} s = {fl[0] / cp[0]:.2f}x cp; "
       f"bf16 / floor {bf[0] / fl[0]:.2f}x, bf16 - floor {1000 * (bf[0] - fl[0]):.0f} ms")
