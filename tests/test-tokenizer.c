@@ -357,6 +357,72 @@ test_vocab_collisions (Fixture       *fixture,
                                    "tokenizer.ggml.token_type=[1,1,1,5,5,3,3,4,5,5]\n"));
 }
 
+/* added tokens that share an id or a content, as tests/ref/ref_convert.py
+ * derives get_vocab_base() (transformers keys added tokens by id); the
+ * harness's vocab_size is 10. Each expected line is what ref_convert.py's
+ * tokenizer_metadata() gives for the same files. */
+static void
+test_added_duplicates (Fixture       *fixture,
+                       gconstpointer  user_data)
+{
+  static const struct
+  {
+    const char *vocab;
+    const char *added;
+    const char *expected;   /* tokens and types, or NULL for an error */
+  } cases[] = {
+    /* an added token's content leaves its vocab id for the added one */
+    { "{\"a\": 0, \"b\": 1}", "[{\"id\": 1, \"content\": \"a\", \"special\": false}]",
+      "tokenizer.ggml.tokens=[[PAD0],a,[PAD2],[PAD3],[PAD4],[PAD5],[PAD6],[PAD7],[PAD8],[PAD9]]\n"
+      "tokenizer.ggml.token_type=[5,4,5,5,5,5,5,5,5,5]\n" },
+    /* of two added tokens with one id the later one is added; the other
+     * text stays where the vocab has it */
+    { "{\"X\": 0, \"q\": 1}",
+      "[{\"id\": 2, \"content\": \"X\", \"special\": false}, "
+      "{\"id\": 2, \"content\": \"Y\", \"special\": false}]",
+      "tokenizer.ggml.tokens=[X,q,Y,[PAD3],[PAD4],[PAD5],[PAD6],[PAD7],[PAD8],[PAD9]]\n"
+      "tokenizer.ggml.token_type=[1,1,4,5,5,5,5,5,5,5]\n" },
+    /* ... so its vocab id must be below vocab_size */
+    { "{\"Y\": 12}",
+      "[{\"id\": 3, \"content\": \"Y\", \"special\": false}, "
+      "{\"id\": 3, \"content\": \"b\", \"special\": false}]", NULL },
+    /* the added token for id 0 is the special "Y", whose content the
+     * later "Y" at id 1 holds: a0 stays a normal token, and "Y" at 1 is
+     * user-defined (its own flag) */
+    { "{\"a0\": 0}",
+      "[{\"id\": 0, \"content\": \"a\", \"special\": false}, "
+      "{\"id\": 0, \"content\": \"Y\", \"special\": true}, "
+      "{\"id\": 1, \"content\": \"Y\", \"special\": false}]",
+      "tokenizer.ggml.tokens=[a0,Y,[PAD2],[PAD3],[PAD4],[PAD5],[PAD6],[PAD7],[PAD8],[PAD9]]\n"
+      "tokenizer.ggml.token_type=[1,4,5,5,5,5,5,5,5,5]\n" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *md = NULL;
+      g_autofree char *json = g_strdup_printf (
+        "{\"added_tokens\": %s, \"pre_tokenizer\": " LLAMA3_PRE ", "
+        "\"model\": {\"type\": \"BPE\", \"vocab\": %s, \"merges\": []}}",
+        cases[i].added, cases[i].vocab);
+
+      g_test_message ("vocab %s, added %s", cases[i].vocab, cases[i].added);
+      write_file (fixture, "tokenizer.json", json);
+      write_file (fixture, "tokenizer_config.json", "{}");
+      write_file (fixture, "config.json", "{\"vocab_size\": 10}");
+      md = convert (fixture, NULL, &error);
+      if (cases[i].expected == NULL)
+        {
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+          g_assert_nonnull (strstr (error->message, "vocab_size"));
+          continue;
+        }
+      g_assert_no_error (error);
+      g_test_message ("%s", md);
+      g_assert_nonnull (strstr (md, cases[i].expected));
+    }
+}
+
 static TsMetadataEntry *
 find_entry (TsGgufMetadata *md,
             const char     *key)
@@ -435,6 +501,8 @@ main (int   argc,
   g_test_add ("/tokenizer/vocab-collisions", Fixture, NULL, fixture_set_up, test_vocab_collisions,
               fixture_tear_down);
   g_test_add ("/tokenizer/large-vocab", Fixture, NULL, fixture_set_up, test_large_vocab,
+              fixture_tear_down);
+  g_test_add ("/tokenizer/added-duplicates", Fixture, NULL, fixture_set_up, test_added_duplicates,
               fixture_tear_down);
   g_test_add ("/tokenizer/template-list", Fixture, NULL, fixture_set_up, test_template_list,
               fixture_tear_down);

@@ -126,8 +126,16 @@ tok_clear (Tok *t)
 
       if (vocab != NULL && JSON_NODE_HOLDS_OBJECT (vocab) &&
           json_object_get_size (json_node_get_object (vocab)) >= BACKGROUND_FREE_MIN_VOCAB)
-        g_thread_unref (g_thread_new ("ts-free-tokenizer", unref_in_thread,
-                                      g_steal_pointer (&t->tok_parser)));
+        {
+          /* where no thread can be made, the caller waits for the free */
+          GThread *thread = g_thread_try_new ("ts-free-tokenizer", unref_in_thread, t->tok_parser, NULL);
+
+          if (thread != NULL)
+            {
+              t->tok_parser = NULL;
+              g_thread_unref (thread);
+            }
+        }
     }
   t->tok = NULL;
   g_clear_object (&t->tok_parser);
@@ -615,15 +623,25 @@ reverse_vocab (Tok                *t,
 {
   JsonObject *model = json_object_get_object_member (t->tok, "model");
   JsonObject *vocab = NULL;
+  g_autoptr(GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr(GHashTable) added = g_hash_table_new (g_str_hash, g_str_equal);
   VocabWalk walk = { reverse, t->config->vocab_size, added, NULL, 0, TRUE };
 
-  /* of two added tokens with one content, the later one holds it */
+  /* of two added tokens with one id, the later one is the added token
+   * (transformers keys them by id, and the other one's text stays a plain
+   * vocab entry); of two with one content, the later one holds it */
   for (guint i = 0; i < t->added->len; i++)
     {
       AddedToken *a = &g_array_index (t->added, AddedToken, i);
 
-      g_hash_table_insert (added, (gpointer) a->content, a);
+      g_hash_table_insert (by_id, &a->id, a);
+    }
+  for (guint i = 0; i < t->added->len; i++)
+    {
+      AddedToken *a = &g_array_index (t->added, AddedToken, i);
+
+      if (g_hash_table_lookup (by_id, &a->id) == a)
+        g_hash_table_insert (added, (gpointer) a->content, a);
     }
   if (!get_object (model, "vocab", "tokenizer.json", "model.vocab", &vocab, error))
     return FALSE;

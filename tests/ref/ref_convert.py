@@ -696,7 +696,12 @@ def tokenizer_metadata(model_dir, config, pre_override):
         added[t["id"]] = (t["content"], bool(t.get("special", False)))
     for sid, t in ((tcfg or {}).get("added_tokens_decoder") or {}).items():
         added[int(sid)] = (t["content"], bool(t.get("special", False)))
+    # an added token's content moves to the end, so that where an added
+    # token shares its id with a vocab text the added token is the one the
+    # reverse vocab keeps (transformers' own order is the Rust tokenizer's
+    # hash order, so the upstream choice there is arbitrary)
     for tid, (content, _) in added.items():
+        vocab.pop(content, None)
         vocab[content] = tid
     added_contents = {c for c, _ in added.values()}
     vocab_size = config.get("vocab_size", len(vocab))
