@@ -528,22 +528,40 @@ export_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* the file being opened: a later export may replace self->exported */
+typedef struct
+{
+  TsWindow *self;
+  GFile    *file;
+} Launch;
+
+static void
+launch_free (Launch *launch)
+{
+  g_object_unref (launch->self);
+  g_object_unref (launch->file);
+  g_free (launch);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Launch, launch_free)
+
 static void
 export_launched (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
-  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(Launch) launch = user_data;
   g_autoptr(GError) error = NULL;
 
+  /* a closed window (disposed: no file exported any more) says nothing */
   if (!ts_file_launch_finish (result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
-      self->exported != NULL)
+      launch->self->exported != NULL)
     {
-      g_autofree char *name = g_file_get_basename (self->exported);
+      g_autofree char *name = g_file_get_basename (launch->file);
       g_autofree char *text = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
 
-      show_banner (self, text, FALSE);
+      show_banner (launch->self, text, FALSE);
     }
 }
 
@@ -553,11 +571,15 @@ show_export_action (GtkWidget  *widget,
                     GVariant   *parameter)
 {
   TsWindow *self = TS_WINDOW (widget);
+  Launch *launch;
 
   if (self->exported == NULL)
     return;
 
-  ts_file_launch_async (GTK_WINDOW (self), self->exported, NULL, export_launched, g_object_ref (self));
+  launch = g_new0 (Launch, 1);
+  launch->self = g_object_ref (self);
+  launch->file = g_object_ref (self->exported);
+  ts_file_launch_async (GTK_WINDOW (self), launch->file, NULL, export_launched, launch);
   dismiss_banner (self);
 }
 
