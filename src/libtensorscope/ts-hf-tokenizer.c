@@ -62,6 +62,7 @@ typedef struct
   const TsHfConfig *config;
   JsonParser       *tok_parser;
   JsonObject       *tok;          /* tokenizer.json */
+  guint             n_vocab;      /* members of its model.vocab, once read */
   JsonParser       *tcfg_parser;
   JsonObject       *tcfg;         /* tokenizer_config.json, or NULL */
   JsonParser       *cfg_parser;
@@ -117,27 +118,18 @@ tok_clear (Tok *t)
    * (128,256 vocab entries, 280,147 merges) takes ~40 ms to free, which a
    * conversion would wait for before writing its first byte; a thread of
    * its own frees a tree that large while the caller goes on. */
-  if (t->tok_parser != NULL && t->tok != NULL &&
-      json_object_has_member (t->tok, "model") &&
-      JSON_NODE_HOLDS_OBJECT (json_object_get_member (t->tok, "model")))
+  t->tok = NULL;
+  if (t->tok_parser != NULL && t->n_vocab >= BACKGROUND_FREE_MIN_VOCAB)
     {
-      JsonObject *model = json_object_get_object_member (t->tok, "model");
-      JsonNode *vocab = json_object_get_member (model, "vocab");
+      /* where no thread can be made, the caller waits for the free */
+      GThread *thread = g_thread_try_new ("ts-free-tokenizer", unref_in_thread, t->tok_parser, NULL);
 
-      if (vocab != NULL && JSON_NODE_HOLDS_OBJECT (vocab) &&
-          json_object_get_size (json_node_get_object (vocab)) >= BACKGROUND_FREE_MIN_VOCAB)
+      if (thread != NULL)
         {
-          /* where no thread can be made, the caller waits for the free */
-          GThread *thread = g_thread_try_new ("ts-free-tokenizer", unref_in_thread, t->tok_parser, NULL);
-
-          if (thread != NULL)
-            {
-              t->tok_parser = NULL;
-              g_thread_unref (thread);
-            }
+          t->tok_parser = NULL;
+          g_thread_unref (thread);
         }
     }
-  t->tok = NULL;
   g_clear_object (&t->tok_parser);
 }
 
@@ -647,6 +639,7 @@ reverse_vocab (Tok                *t,
     return FALSE;
   if (vocab == NULL)
     return invalid (error, "tokenizer.json", "model.vocab", "an object");
+  t->n_vocab = json_object_get_size (vocab);
   json_object_foreach_member (vocab, add_vocab_entry, &walk);
   if (!walk.ok)
     return invalid (error, "tokenizer.json", "model.vocab", "an object of integer ids");

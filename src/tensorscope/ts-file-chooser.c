@@ -162,17 +162,14 @@ launcher_done (GObject      *object,
     return_dialog_error (task, error);
 }
 
-void
-ts_file_launch_async (GtkWindow           *parent,
-                      GFile               *file,
-                      GCancellable        *cancellable,
-                      GAsyncReadyCallback  callback,
-                      gpointer             user_data)
+static void
+start_launch (GtkWindow    *parent,
+              GFile        *file,
+              GCancellable *cancellable,
+              GTask        *task)
 {
   g_autoptr(GtkFileLauncher) launcher = gtk_file_launcher_new (file);
-  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
 
-  g_task_set_source_tag (task, ts_file_launch_async);
   gtk_file_launcher_launch (launcher, parent, cancellable, launcher_done, task);
 }
 
@@ -196,20 +193,14 @@ show_uri_done (GObject      *object,
     g_task_return_error (task, error);
 }
 
-void
-ts_file_launch_async (GtkWindow           *parent,
-                      GFile               *file,
-                      GCancellable        *cancellable,
-                      GAsyncReadyCallback  callback,
-                      gpointer             user_data)
+static void
+start_launch (GtkWindow    *parent,
+              GFile        *file,
+              GCancellable *cancellable,
+              GTask        *task)
 {
   g_autofree char *uri = g_file_get_uri (file);
-  GTask *task;
 
-  g_return_if_fail (GTK_IS_WINDOW (parent));
-
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, ts_file_launch_async);
   gtk_show_uri_full (parent, uri, GDK_CURRENT_TIME, cancellable, show_uri_done, task);
 }
 
@@ -299,6 +290,23 @@ ts_file_chooser_run_finish (GAsyncResult  *result,
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+ts_file_launch_async (GtkWindow           *parent,
+                      GFile               *file,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (GTK_IS_WINDOW (parent));
+  g_return_if_fail (G_IS_FILE (file));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ts_file_launch_async);
+  start_launch (parent, file, cancellable, task);
 }
 
 gboolean
