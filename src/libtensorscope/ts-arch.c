@@ -13,11 +13,24 @@
 #include "ts-arch.h"
 #include "ts-json-private.h"
 
+/* the size of one dimension of a tensor, in terms of config.json */
+typedef enum
+{
+  DIM_NONE,        /* no such dimension */
+  DIM_VOCAB,       /* vocab_size */
+  DIM_HIDDEN,      /* hidden_size */
+  DIM_Q,           /* num_attention_heads * head_dim */
+  DIM_KV,          /* num_key_value_heads * head_dim */
+  DIM_FFN,         /* intermediate_size */
+} Dim;
+
 typedef struct
 {
   const char *hf;        /* Hugging Face name (per layer: after "model.layers.N.") */
   const char *gguf;      /* GGUF name (per layer: after "blk.N.") */
   TsPermute   permute;
+  Dim         rows;      /* the Hugging Face shape: [rows] or [rows, cols] */
+  Dim         cols;
 } TensorRule;
 
 struct _TsArch
@@ -30,26 +43,30 @@ struct _TsArch
 };
 
 static const TensorRule llama_global_rules[] = {
-  { "model.embed_tokens.weight", "token_embd.weight", TS_PERMUTE_NONE },
-  { "model.norm.weight", "output_norm.weight", TS_PERMUTE_NONE },
-  { "lm_head.weight", "output.weight", TS_PERMUTE_NONE },
+  { "model.embed_tokens.weight", "token_embd.weight", TS_PERMUTE_NONE, DIM_VOCAB, DIM_HIDDEN },
+  { "model.norm.weight", "output_norm.weight", TS_PERMUTE_NONE, DIM_HIDDEN, DIM_NONE },
+  { "lm_head.weight", "output.weight", TS_PERMUTE_NONE, DIM_VOCAB, DIM_HIDDEN },
   { NULL }
 };
 
+/* the optional biases (attention_bias, mlp_bias) are those llama.cpp loads */
 static const TensorRule llama_layer_rules[] = {
-  { "input_layernorm.weight", "attn_norm.weight", TS_PERMUTE_NONE },
-  { "self_attn.q_proj.weight", "attn_q.weight", TS_PERMUTE_Q },
-  { "self_attn.q_proj.bias", "attn_q.bias", TS_PERMUTE_Q },
-  { "self_attn.k_proj.weight", "attn_k.weight", TS_PERMUTE_K },
-  { "self_attn.k_proj.bias", "attn_k.bias", TS_PERMUTE_K },
-  { "self_attn.v_proj.weight", "attn_v.weight", TS_PERMUTE_NONE },
-  { "self_attn.v_proj.bias", "attn_v.bias", TS_PERMUTE_NONE },
-  { "self_attn.o_proj.weight", "attn_output.weight", TS_PERMUTE_NONE },
-  { "self_attn.o_proj.bias", "attn_output.bias", TS_PERMUTE_NONE },
-  { "post_attention_layernorm.weight", "ffn_norm.weight", TS_PERMUTE_NONE },
-  { "mlp.gate_proj.weight", "ffn_gate.weight", TS_PERMUTE_NONE },
-  { "mlp.up_proj.weight", "ffn_up.weight", TS_PERMUTE_NONE },
-  { "mlp.down_proj.weight", "ffn_down.weight", TS_PERMUTE_NONE },
+  { "input_layernorm.weight", "attn_norm.weight", TS_PERMUTE_NONE, DIM_HIDDEN, DIM_NONE },
+  { "self_attn.q_proj.weight", "attn_q.weight", TS_PERMUTE_Q, DIM_Q, DIM_HIDDEN },
+  { "self_attn.q_proj.bias", "attn_q.bias", TS_PERMUTE_Q, DIM_Q, DIM_NONE },
+  { "self_attn.k_proj.weight", "attn_k.weight", TS_PERMUTE_K, DIM_KV, DIM_HIDDEN },
+  { "self_attn.k_proj.bias", "attn_k.bias", TS_PERMUTE_K, DIM_KV, DIM_NONE },
+  { "self_attn.v_proj.weight", "attn_v.weight", TS_PERMUTE_NONE, DIM_KV, DIM_HIDDEN },
+  { "self_attn.v_proj.bias", "attn_v.bias", TS_PERMUTE_NONE, DIM_KV, DIM_NONE },
+  { "self_attn.o_proj.weight", "attn_output.weight", TS_PERMUTE_NONE, DIM_HIDDEN, DIM_Q },
+  { "self_attn.o_proj.bias", "attn_output.bias", TS_PERMUTE_NONE, DIM_HIDDEN, DIM_NONE },
+  { "post_attention_layernorm.weight", "ffn_norm.weight", TS_PERMUTE_NONE, DIM_HIDDEN, DIM_NONE },
+  { "mlp.gate_proj.weight", "ffn_gate.weight", TS_PERMUTE_NONE, DIM_FFN, DIM_HIDDEN },
+  { "mlp.gate_proj.bias", "ffn_gate.bias", TS_PERMUTE_NONE, DIM_FFN, DIM_NONE },
+  { "mlp.up_proj.weight", "ffn_up.weight", TS_PERMUTE_NONE, DIM_FFN, DIM_HIDDEN },
+  { "mlp.up_proj.bias", "ffn_up.bias", TS_PERMUTE_NONE, DIM_FFN, DIM_NONE },
+  { "mlp.down_proj.weight", "ffn_down.weight", TS_PERMUTE_NONE, DIM_HIDDEN, DIM_FFN },
+  { "mlp.down_proj.bias", "ffn_down.bias", TS_PERMUTE_NONE, DIM_HIDDEN, DIM_NONE },
   { NULL }
 };
 
@@ -57,8 +74,9 @@ static const char * const llama_hf_architectures[] = {
   "LlamaForCausalLM", "MistralForCausalLM", NULL
 };
 
+/* tensors the converter skips, wherever they are */
 static const char * const llama_dropped[] = {
-  "self_attn.rotary_emb.inv_freq", NULL
+  ".rotary_emb.inv_freq", ".attention.masked_bias", ".attention.bias", NULL
 };
 
 static const TsArch architectures[] = {
@@ -132,34 +150,134 @@ read_single_int (JsonObject *obj,
   return TRUE;
 }
 
-static void
-read_rope_scaling (TsHfConfig *config,
-                   JsonObject *root)
+/* The values transformers' config class fills in for keys a config.json
+ * leaves out. llama.cpp's converter reads the config through transformers'
+ * AutoConfig (chosen by model_type), so a missing key converts as this
+ * default; a model_type transformers does not know gets no defaults. */
+typedef struct
 {
-  JsonNode *node = json_object_get_member (root, "rope_scaling");
-  JsonObject *rs;
-  const char *type = NULL;
+  const char *model_type;
+  const char *class_name;
+  guint64     context_length;   /* max_position_embeddings */
+  double      rms_norm_eps;
+  double      rope_theta;
+  guint       n_kv_heads;       /* 0: as many as attention heads */
+} ConfigDefaults;
 
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return;
-  rs = json_node_get_object (node);
-  if (json_object_has_member (rs, "rope_type") &&
-      json_node_get_value_type (json_object_get_member (rs, "rope_type")) == G_TYPE_STRING)
-    type = json_object_get_string_member (rs, "rope_type");
-  else if (json_object_has_member (rs, "type") &&
-           json_node_get_value_type (json_object_get_member (rs, "type")) == G_TYPE_STRING)
-    type = json_object_get_string_member (rs, "type");
-  config->rope_type = type ? g_ascii_strdown (type, -1) : g_strdup ("");
-  config->has_rope_factor = read_double (rs, "factor", &config->rope_factor);
+static const ConfigDefaults config_defaults[] = {
+  { "llama", "LlamaConfig", 2048, 1e-6, 10000.0, 0 },
+  { "mistral", "MistralConfig", 4096 * 32, 1e-6, 10000.0, 8 },
+};
+
+static const ConfigDefaults *
+defaults_for (const char *model_type)
+{
+  for (guint i = 0; model_type != NULL && i < G_N_ELEMENTS (config_defaults); i++)
+    if (g_str_equal (model_type, config_defaults[i].model_type))
+      return &config_defaults[i];
+  return NULL;
+}
+
+static char *
+default_origin (const ConfigDefaults *d,
+                const char           *key)
+{
+  return g_strdup_printf ("transformers %s default (config.json has no %s)", d->class_name, key);
+}
+
+static gboolean
+missing_key (const char  *key,
+             GError     **error)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               "config.json: \"%s\" is missing, and its model_type names no config "
+               "class with a default for it (llama and mistral do)", key);
+  return FALSE;
+}
+
+static const char *
+string_member (JsonObject *obj,
+               const char *name)
+{
+  JsonNode *node = json_object_get_member (obj, name);
+
+  if (node == NULL || JSON_NODE_TYPE (node) != JSON_NODE_VALUE ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/* The rope parameters as llama.cpp's converter reads them: the
+ * "rope_parameters" object (transformers 5) or else "rope_scaling", with
+ * the top-level rope_theta and original_max_position_embeddings standing
+ * in for ones it does not have, and "type" for a missing "rope_type". */
+static gboolean
+read_rope (TsHfConfig  *config,
+           JsonObject  *root,
+           GError     **error)
+{
+  JsonObject *rp = NULL;
+  const char *type;
+
+  config->rope_theta_origin = g_strdup ("config.json: rope_theta");
+  if (json_object_has_member (root, "rope_parameters"))
+    {
+      JsonNode *node = json_object_get_member (root, "rope_parameters");
+
+      config->rope_origin = g_strdup ("rope_parameters");
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        rp = json_node_get_object (node);
+    }
+  else if (json_object_has_member (root, "rope_scaling"))
+    {
+      JsonNode *node = json_object_get_member (root, "rope_scaling");
+
+      config->rope_origin = g_strdup ("rope_scaling");
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        rp = json_node_get_object (node);
+    }
+  if (rp == NULL)
+    g_clear_pointer (&config->rope_origin, g_free);
+  if (rp != NULL && (json_object_has_member (rp, "full_attention") ||
+                     json_object_has_member (rp, "sliding_attention")))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "config.json: %s per attention type (full_attention, sliding_attention) "
+                   "is not supported for this architecture", config->rope_origin);
+      return FALSE;
+    }
+
+  if (rp != NULL && read_double (rp, "rope_theta", &config->rope_theta))
+    {
+      g_free (config->rope_theta_origin);
+      config->rope_theta_origin = g_strdup_printf ("config.json: %s.rope_theta", config->rope_origin);
+    }
+  else if (!read_double (root, "rope_theta", &config->rope_theta))
+    g_clear_pointer (&config->rope_theta_origin, g_free);
+
+  if (rp == NULL)
+    {
+      config->rope_factor = 8.0;
+      config->rope_low_freq_factor = 1.0;
+      config->rope_high_freq_factor = 4.0;
+      config->rope_original_context = 8192.0;
+      return TRUE;
+    }
+  type = string_member (rp, "rope_type");
+  if (type == NULL)
+    type = string_member (rp, "type");
+  config->rope_type = g_strdup (type);
+  config->has_rope_factor = read_double (rp, "factor", &config->rope_factor);
   if (!config->has_rope_factor)
     config->rope_factor = 8.0;
-  if (!read_double (rs, "low_freq_factor", &config->rope_low_freq_factor))
+  if (!read_double (rp, "low_freq_factor", &config->rope_low_freq_factor))
     config->rope_low_freq_factor = 1.0;
-  if (!read_double (rs, "high_freq_factor", &config->rope_high_freq_factor))
+  if (!read_double (rp, "high_freq_factor", &config->rope_high_freq_factor))
     config->rope_high_freq_factor = 4.0;
-  /* llama.cpp's converter reads this one from the top level of the config */
-  if (!read_double (root, "original_max_position_embeddings", &config->rope_original_context))
+  if (!read_double (rp, "original_max_position_embeddings", &config->rope_original_context) &&
+      !read_double (root, "original_max_position_embeddings", &config->rope_original_context))
     config->rope_original_context = 8192.0;
+  return TRUE;
 }
 
 static gboolean
@@ -168,6 +286,7 @@ parse_config (TsHfConfig  *config,
               GError     **error)
 {
   JsonNode *archs = json_object_get_member (root, "architectures");
+  const ConfigDefaults *defaults;
   guint64 v;
 
   if (archs != NULL && JSON_NODE_HOLDS_ARRAY (archs) &&
@@ -176,12 +295,9 @@ parse_config (TsHfConfig  *config,
     config->architecture = g_strdup (json_array_get_string_element (json_node_get_array (archs), 0));
   else
     config->architecture = g_strdup ("");
-  if (json_object_has_member (root, "model_type") &&
-      json_node_get_value_type (json_object_get_member (root, "model_type")) == G_TYPE_STRING)
-    config->model_type = g_strdup (json_object_get_string_member (root, "model_type"));
-  if (json_object_has_member (root, "_name_or_path") &&
-      json_node_get_value_type (json_object_get_member (root, "_name_or_path")) == G_TYPE_STRING)
-    config->name_or_path = g_strdup (json_object_get_string_member (root, "_name_or_path"));
+  config->model_type = g_strdup (string_member (root, "model_type"));
+  config->name_or_path = g_strdup (string_member (root, "_name_or_path"));
+  defaults = defaults_for (config->model_type);
 
   if (!require_uint (root, "num_hidden_layers", &config->n_layers, error) ||
       !require_uint (root, "hidden_size", &config->hidden_size, error) ||
@@ -189,27 +305,69 @@ parse_config (TsHfConfig  *config,
       !require_uint (root, "num_attention_heads", &config->n_heads, error) ||
       !require_uint (root, "vocab_size", &config->vocab_size, error))
     return FALSE;
-  config->n_kv_heads = config->n_heads;
   if (json_object_has_member (root, "num_key_value_heads") &&
-      !require_uint (root, "num_key_value_heads", &config->n_kv_heads, error))
-    return FALSE;
+      !JSON_NODE_HOLDS_NULL (json_object_get_member (root, "num_key_value_heads")))
+    {
+      if (!require_uint (root, "num_key_value_heads", &config->n_kv_heads, error))
+        return FALSE;
+      config->n_kv_heads_origin = g_strdup ("config.json: num_key_value_heads");
+    }
+  else if (!json_object_has_member (root, "num_key_value_heads") &&
+           defaults != NULL && defaults->n_kv_heads > 0)
+    {
+      config->n_kv_heads = defaults->n_kv_heads;
+      config->n_kv_heads_origin = default_origin (defaults, "num_key_value_heads");
+    }
+  else
+    {
+      /* transformers' classes take a null or missing count as "one per head" */
+      config->n_kv_heads = config->n_heads;
+      config->n_kv_heads_origin = g_strdup ("num_attention_heads (config.json gives no num_key_value_heads)");
+    }
   config->has_head_dim = read_uint (root, "head_dim", &v) && v > 0 && v <= G_MAXUINT32;
   config->head_dim = config->has_head_dim ? (guint) v : config->hidden_size / config->n_heads;
-  if (!read_uint (root, "max_position_embeddings", &config->context_length))
-    config->context_length = 0;
-  if (!read_double (root, "rope_theta", &config->rope_theta))
-    config->rope_theta = 10000.0;
-  if (!read_double (root, "rms_norm_eps", &config->rms_norm_eps))
+
+  if (!read_rope (config, root, error))
+    return FALSE;
+  if (config->rope_theta_origin == NULL)
+    {
+      if (defaults == NULL)
+        return missing_key ("rope_theta", error);
+      config->rope_theta = defaults->rope_theta;
+      config->rope_theta_origin = default_origin (defaults, "rope_theta");
+    }
+  if (read_uint (root, "max_position_embeddings", &config->context_length) &&
+      config->context_length <= G_MAXUINT32)
+    config->context_length_origin = g_strdup ("config.json: max_position_embeddings");
+  else if (json_object_has_member (root, "max_position_embeddings"))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "config.json: \"rms_norm_eps\" is missing");
+                   "config.json: \"max_position_embeddings\" must be an integer from 0 to %u",
+                   G_MAXUINT32);
       return FALSE;
     }
-  config->tie_word_embeddings = json_object_has_member (root, "tie_word_embeddings") &&
+  else if (defaults != NULL)
+    {
+      config->context_length = defaults->context_length;
+      config->context_length_origin = default_origin (defaults, "max_position_embeddings");
+    }
+  else
+    return missing_key ("max_position_embeddings", error);
+  if (read_double (root, "rms_norm_eps", &config->rms_norm_eps))
+    config->rms_norm_eps_origin = g_strdup ("config.json: rms_norm_eps");
+  else if (defaults != NULL)
+    {
+      config->rms_norm_eps = defaults->rms_norm_eps;
+      config->rms_norm_eps_origin = default_origin (defaults, "rms_norm_eps");
+    }
+  else
+    return missing_key ("rms_norm_eps", error);
+
+  config->tie_word_embeddings_set = json_object_has_member (root, "tie_word_embeddings");
+  config->tie_word_embeddings = config->tie_word_embeddings_set &&
     json_object_get_boolean_member_with_default (root, "tie_word_embeddings", FALSE);
   config->bos_is_int = read_single_int (root, "bos_token_id", &config->bos_token_id);
   config->eos_is_int = read_single_int (root, "eos_token_id", &config->eos_token_id);
-  read_rope_scaling (config, root);
 
   /* Conversion and the audit allocate one token per vocabulary id and
    * head_dim / 2 rope factors: claims beyond any real model are refused
@@ -280,13 +438,26 @@ ts_hf_config_free (TsHfConfig *config)
   g_free (config->model_type);
   g_free (config->name_or_path);
   g_free (config->rope_type);
+  g_free (config->rope_origin);
+  g_free (config->n_kv_heads_origin);
+  g_free (config->context_length_origin);
+  g_free (config->rope_theta_origin);
+  g_free (config->rms_norm_eps_origin);
   g_free (config);
 }
 
+/* the converter compares "llama3" in any case, the other types exactly */
 gboolean
 ts_hf_config_has_rope_freqs (const TsHfConfig *config)
 {
-  return config->rope_type != NULL && g_str_equal (config->rope_type, "llama3");
+  return config->rope_type != NULL && g_ascii_strcasecmp (config->rope_type, "llama3") == 0;
+}
+
+gboolean
+ts_hf_config_has_linear_rope (const TsHfConfig *config)
+{
+  return config->rope_type != NULL && g_str_equal (config->rope_type, "linear") &&
+         config->has_rope_factor;
 }
 
 /* Every step in float32, as the converter's torch code does. */
@@ -336,14 +507,24 @@ ts_arch_for_config (const TsHfConfig  *config,
     for (guint j = 0; architectures[i].hf_architectures[j]; j++)
       if (g_str_equal (config->architecture, architectures[i].hf_architectures[j]))
         {
-          if (config->rope_type != NULL && config->rope_type[0] != '\0' &&
-              !g_str_equal (config->rope_type, "llama3") &&
+          if (config->rope_type != NULL && !ts_hf_config_has_rope_freqs (config) &&
               !g_str_equal (config->rope_type, "linear") &&
               !g_str_equal (config->rope_type, "default"))
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "config.json: rope scaling type \"%s\" is not supported "
-                           "(llama3 and linear are)", config->rope_type);
+                           "config.json: %s type \"%s\" is not supported "
+                           "(llama3, linear and default are)", config->rope_origin,
+                           config->rope_type);
+              return NULL;
+            }
+          if (ts_hf_config_has_rope_freqs (config) &&
+              (config->rope_low_freq_factor == config->rope_high_freq_factor ||
+               config->rope_low_freq_factor == 0 || config->rope_high_freq_factor == 0))
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "config.json: %s low_freq_factor %g and high_freq_factor %g "
+                           "must differ and be non-zero", config->rope_origin,
+                           config->rope_low_freq_factor, config->rope_high_freq_factor);
               return NULL;
             }
           return &architectures[i];
@@ -392,40 +573,143 @@ split_layer_name (const char  *hf_name,
   return TRUE;
 }
 
-char *
-ts_arch_map_tensor (const TsArch *arch,
-                    const char   *hf_name,
-                    TsPermute    *permute,
-                    gboolean     *dropped)
+/* the rule for @hf_name; *@layer is its layer, or -1 for a global one */
+static const TensorRule *
+lookup_rule (const TsArch *arch,
+             const char   *hf_name,
+             gint64       *layer)
 {
   const TensorRule *rule;
   const char *rest;
-  guint64 layer;
+  guint64 l;
+
+  *layer = -1;
+  if ((rule = find_rule (arch->global_rules, hf_name)) != NULL)
+    return rule;
+  if (!split_layer_name (hf_name, &l, &rest) || l > G_MAXUINT32)
+    return NULL;
+  *layer = (gint64) l;
+  return find_rule (arch->layer_rules, rest);
+}
+
+/* The GGUF name of @hf_name, or NULL for a name the architecture has no
+ * tensor for (a layer past num_hidden_layers among them). */
+char *
+ts_arch_map_tensor (const TsArch      *arch,
+                    const TsHfConfig  *config,
+                    const char        *hf_name,
+                    TsPermute         *permute,
+                    gboolean          *dropped)
+{
+  const TensorRule *rule;
+  gint64 layer;
 
   *dropped = FALSE;
   *permute = TS_PERMUTE_NONE;
-  if ((rule = find_rule (arch->global_rules, hf_name)) != NULL)
-    return g_strdup (rule->gguf);
-  if (!split_layer_name (hf_name, &layer, &rest))
-    return NULL;
   for (guint i = 0; arch->dropped_suffixes[i]; i++)
-    if (g_str_equal (rest, arch->dropped_suffixes[i]))
+    if (g_str_has_suffix (hf_name, arch->dropped_suffixes[i]))
       {
         *dropped = TRUE;
         return NULL;
       }
-  if ((rule = find_rule (arch->layer_rules, rest)) == NULL)
+  if ((rule = lookup_rule (arch, hf_name, &layer)) == NULL ||
+      (layer >= 0 && (guint64) layer >= config->n_layers))
     return NULL;
   *permute = rule->permute;
-  return g_strdup_printf ("blk.%" G_GUINT64_FORMAT ".%s", layer, rule->gguf);
+  if (layer < 0)
+    return g_strdup (rule->gguf);
+  return g_strdup_printf ("blk.%" G_GINT64_FORMAT ".%s", layer, rule->gguf);
 }
 
+static guint64
+dim_size (const TsHfConfig *c,
+          Dim               dim,
+          const char      **what)
+{
+  switch (dim)
+    {
+    case DIM_VOCAB:
+      *what = "vocab_size";
+      return c->vocab_size;
+    case DIM_HIDDEN:
+      *what = "hidden_size";
+      return c->hidden_size;
+    case DIM_Q:
+      *what = "num_attention_heads × head size";
+      return (guint64) c->n_heads * c->head_dim;
+    case DIM_KV:
+      *what = "num_key_value_heads × head size";
+      return (guint64) c->n_kv_heads * c->head_dim;
+    case DIM_FFN:
+      *what = "intermediate_size";
+      return c->intermediate_size;
+    case DIM_NONE:
+    default:
+      *what = "";
+      return 0;
+    }
+}
+
+/**
+ * ts_arch_check_shape:
+ * @arch: the architecture
+ * @config: the checkpoint's config.json
+ * @hf_name: a tensor name that ts_arch_map_tensor() maps
+ * @shape: (array length=n_dims): its row-major shape
+ * @n_dims: its number of dimensions
+ * @error: return location for a #GError
+ *
+ * Checks a tensor's shape against the one config.json implies for it, as
+ * llama.cpp checks every tensor it loads: a file that cannot load is
+ * refused before it is written.
+ *
+ * Returns: %TRUE if the shape is the expected one
+ */
+gboolean
+ts_arch_check_shape (const TsArch      *arch,
+                     const TsHfConfig  *config,
+                     const char        *hf_name,
+                     const guint64     *shape,
+                     guint              n_dims,
+                     GError           **error)
+{
+  gint64 layer;
+  const TensorRule *rule = lookup_rule (arch, hf_name, &layer);
+  const char *rows_what, *cols_what;
+  guint64 rows, cols;
+  g_autoptr(GString) have = g_string_new ("[");
+
+  g_return_val_if_fail (rule != NULL, FALSE);
+
+  rows = dim_size (config, rule->rows, &rows_what);
+  cols = dim_size (config, rule->cols, &cols_what);
+  if (n_dims == (rule->cols == DIM_NONE ? 1u : 2u) && shape[0] == rows &&
+      (rule->cols == DIM_NONE || shape[1] == cols))
+    return TRUE;
+  for (guint i = 0; i < n_dims; i++)
+    g_string_append_printf (have, "%s%" G_GUINT64_FORMAT, i ? ", " : "", shape[i]);
+  g_string_append_c (have, ']');
+  if (rule->cols == DIM_NONE)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "tensor '%s' has shape %s, but config.json implies [%" G_GUINT64_FORMAT "] "
+                 "(%s); llama.cpp could not load it", hf_name, have->str, rows, rows_what);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "tensor '%s' has shape %s, but config.json implies [%" G_GUINT64_FORMAT
+                 ", %" G_GUINT64_FORMAT "] (%s, %s); llama.cpp could not load it",
+                 hf_name, have->str, rows, cols, rows_what, cols_what);
+  return FALSE;
+}
+
+/* what gguf-py stores as F32 whatever the output type: anything of at most
+ * one dimension, the norms, and every tensor that is not a ".weight" */
 gboolean
 ts_arch_keeps_f32 (const TsArch *arch,
                    const char   *gguf_name,
                    guint         n_dims)
 {
-  return n_dims <= 1 || g_str_has_suffix (gguf_name, "_norm.weight");
+  return n_dims <= 1 || g_str_has_suffix (gguf_name, "_norm.weight") ||
+         !g_str_has_suffix (gguf_name, ".weight");
 }
 
 guint

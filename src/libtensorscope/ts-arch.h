@@ -28,14 +28,20 @@ typedef struct
   guint    intermediate_size;
   guint    n_heads;
   guint    n_kv_heads;
+  char    *n_kv_heads_origin;     /* where each of these values came from */
   guint    head_dim;              /* head_dim, else hidden / heads */
   gboolean has_head_dim;
   guint64  context_length;        /* max_position_embeddings */
+  char    *context_length_origin;
   double   rope_theta;
+  char    *rope_theta_origin;
   double   rms_norm_eps;
+  char    *rms_norm_eps_origin;
   guint    vocab_size;
   gboolean tie_word_embeddings;
-  char    *rope_type;             /* rope_scaling.rope_type (or .type), or NULL */
+  gboolean tie_word_embeddings_set; /* config.json says either way */
+  char    *rope_origin;           /* "rope_parameters" or "rope_scaling", or NULL */
+  char    *rope_type;             /* its rope_type (or type), or NULL; as written */
   double   rope_factor;
   double   rope_low_freq_factor;
   double   rope_high_freq_factor;
@@ -52,6 +58,8 @@ TsHfConfig  *ts_hf_config_load            (GFile             *dir,
 void         ts_hf_config_free            (TsHfConfig        *config);
 /* llama3-type rope scaling: conversion generates rope_freqs.weight */
 gboolean     ts_hf_config_has_rope_freqs  (const TsHfConfig  *config);
+/* linear rope scaling with a factor: written as llama.rope.scaling.* */
+gboolean     ts_hf_config_has_linear_rope (const TsHfConfig  *config);
 /* head_dim / 2 float32 factors, computed as llama.cpp's converter does */
 float       *ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
                                               guint            *n_values);
@@ -65,9 +73,16 @@ const char   *ts_arch_get_name            (const TsArch      *arch);
 /* Maps a Hugging Face tensor name to its GGUF name; NULL if the name is
  * unknown, or if it is dropped (then *dropped is TRUE). */
 char         *ts_arch_map_tensor          (const TsArch      *arch,
+                                           const TsHfConfig  *config,
                                            const char        *hf_name,
                                            TsPermute         *permute,
                                            gboolean          *dropped);
+gboolean      ts_arch_check_shape         (const TsArch      *arch,
+                                           const TsHfConfig  *config,
+                                           const char        *hf_name,
+                                           const guint64     *shape,
+                                           guint              n_dims,
+                                           GError           **error);
 /* tensors stored as F32 whatever the output type */
 gboolean      ts_arch_keeps_f32           (const TsArch      *arch,
                                            const char        *gguf_name,

@@ -123,15 +123,13 @@ check_hparams (MetaContext *ctx)
   check_architecture (ctx);
   check_uint (ctx, "block_count", c->n_layers, "config.json num_hidden_layers");
   if (c->context_length > 0)
-    check_uint (ctx, "context_length", c->context_length, "config.json max_position_embeddings");
+    check_uint (ctx, "context_length", c->context_length, c->context_length_origin);
   check_uint (ctx, "embedding_length", c->hidden_size, "config.json hidden_size");
   check_uint (ctx, "feed_forward_length", c->intermediate_size, "config.json intermediate_size");
   check_uint (ctx, "attention.head_count", c->n_heads, "config.json num_attention_heads");
-  check_uint (ctx, "attention.head_count_kv", c->n_kv_heads,
-              "config.json num_key_value_heads");
-  check_float (ctx, "rope.freq_base", c->rope_theta, "config.json rope_theta");
-  check_float (ctx, "attention.layer_norm_rms_epsilon", c->rms_norm_eps,
-               "config.json rms_norm_eps");
+  check_uint (ctx, "attention.head_count_kv", c->n_kv_heads, c->n_kv_heads_origin);
+  check_float (ctx, "rope.freq_base", c->rope_theta, c->rope_theta_origin);
+  check_float (ctx, "attention.layer_norm_rms_epsilon", c->rms_norm_eps, c->rms_norm_eps_origin);
 }
 
 static void

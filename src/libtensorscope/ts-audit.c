@@ -567,7 +567,7 @@ match_one (AuditRun *run,
   TsTensor *target = NULL;
 
   if (run->mode == TS_AUDIT_MODE_CONVERSION)
-    target_name = ts_arch_map_tensor (run->arch, name, &permute, &dropped);
+    target_name = ts_arch_map_tensor (run->arch, run->config, name, &permute, &dropped);
   else
     target_name = g_strdup (name);
   pair = _ts_audit_pair_new (name, target_name);

@@ -378,8 +378,9 @@ set_output_type (TsConversionPlan *self,
   ts_dtype_compute_size (out, pt->n_elements, &pt->size);
 }
 
-/* GGUF dims: the source shape reversed, with dimensions of size 1 dropped
- * (the converter squeezes tensors). */
+/* GGUF dims: the source shape reversed (llama.cpp's converter no longer
+ * squeezes out dimensions of size 1); ts_arch_check_shape() has made sure
+ * there are at most two. */
 static void
 set_dims (TsPlanTensor *pt,
           TsTensor     *source)
@@ -389,9 +390,8 @@ set_dims (TsPlanTensor *pt,
 
   ts_tensor_get_row_major_shape (source, shape);
   pt->n_dims = 0;
-  for (guint i = n; i > 0; i--)
-    if (shape[i - 1] != 1 && pt->n_dims < 4)
-      pt->dims[pt->n_dims++] = shape[i - 1];
+  for (guint i = n; i > 0 && pt->n_dims < 4; i--)
+    pt->dims[pt->n_dims++] = shape[i - 1];
   pt->n_elements = ts_tensor_get_n_elements (source);
 }
 
@@ -406,7 +406,7 @@ add_source_tensor (TsConversionPlan    *self,
   TsPermute permute;
   gboolean dropped;
 
-  name = ts_arch_map_tensor (self->arch, ts_tensor_get_name (t), &permute, &dropped);
+  name = ts_arch_map_tensor (self->arch, self->config, ts_tensor_get_name (t), &permute, &dropped);
   if (dropped)
     return TRUE;
   if (name == NULL)
@@ -431,6 +431,17 @@ add_source_tensor (TsConversionPlan    *self,
                    ts_tensor_get_name (t), ts_tensor_get_raw_dtype (t));
       return FALSE;
     }
+  {
+    guint64 shape[TS_MAX_DIMS];
+
+    ts_tensor_get_row_major_shape (t, shape);
+    if (!ts_arch_check_shape (self->arch, self->config, ts_tensor_get_name (t), shape,
+                              ts_tensor_get_n_dims (t), error))
+      {
+        g_prefix_error (error, "%s: ", ts_file_part_get_name (ts_tensor_get_part (t)));
+        return FALSE;
+      }
+  }
   pt = g_object_new (TS_TYPE_PLAN_TENSOR, NULL);
   pt->name = g_steal_pointer (&name);
   pt->source = g_object_ref (t);
@@ -492,14 +503,23 @@ check_expected_tensors (TsConversionPlan  *self,
           }
       }
   if (!g_hash_table_contains (present, "token_embd.weight") ||
-      !g_hash_table_contains (present, "output_norm.weight") ||
-      (!self->config->tie_word_embeddings && !g_hash_table_contains (present, "output.weight")))
+      !g_hash_table_contains (present, "output_norm.weight"))
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_MISSING_TENSOR,
                    "the checkpoint lacks %s",
                    !g_hash_table_contains (present, "token_embd.weight") ? "model.embed_tokens.weight"
-                   : !g_hash_table_contains (present, "output_norm.weight") ? "model.norm.weight"
-                   : "lm_head.weight (config.json says the embeddings are not tied)");
+                   : "model.norm.weight");
+      return FALSE;
+    }
+  if (!self->config->tie_word_embeddings && !g_hash_table_contains (present, "output.weight"))
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_MISSING_TENSOR,
+                   self->config->tie_word_embeddings_set
+                   ? "the checkpoint lacks lm_head.weight, and config.json says the embeddings "
+                     "are not tied (tie_word_embeddings: false)"
+                   : "the checkpoint lacks lm_head.weight, and config.json does not set "
+                     "tie_word_embeddings (transformers then takes the embeddings as untied); "
+                     "add \"tie_word_embeddings\": true if the output layer is the embedding");
       return FALSE;
     }
   return TRUE;
@@ -525,10 +545,19 @@ resolve_auto (TsConversionPlan *self)
 {
   g_autoptr(GPtrArray) sources = source_tensors_in_order (self->source);
 
-  /* the converter looks at the first tensor only */
-  if (sources->len > 0 &&
-      ts_tensor_get_dtype (g_ptr_array_index (sources, 0)) == TS_DTYPE_BF16)
-    return TS_OUTTYPE_BF16;
+  /* the converter's guess: the type of the first source tensor of two or
+   * more dimensions that is BF16 or F16, else F16 */
+  for (guint i = 0; i < sources->len; i++)
+    {
+      TsTensor *t = g_ptr_array_index (sources, i);
+
+      if (ts_tensor_get_n_dims (t) < 2)
+        continue;
+      if (ts_tensor_get_dtype (t) == TS_DTYPE_BF16)
+        return TS_OUTTYPE_BF16;
+      if (ts_tensor_get_dtype (t) == TS_DTYPE_F16)
+        return TS_OUTTYPE_F16;
+    }
   return TS_OUTTYPE_F16;
 }
 
@@ -600,13 +629,22 @@ add_hyperparameters (TsConversionPlan *self)
 
 #define KEY(suffix) (g_free (k), k = g_strdup_printf ("%s.%s", a, suffix))
   ts_gguf_metadata_add_uint32 (md, KEY ("block_count"), c->n_layers, "config.json: num_hidden_layers");
-  ts_gguf_metadata_add_uint32 (md, KEY ("context_length"), (guint32) c->context_length, "config.json: max_position_embeddings");
+  ts_gguf_metadata_add_uint32 (md, KEY ("context_length"), (guint32) c->context_length, c->context_length_origin);
   ts_gguf_metadata_add_uint32 (md, KEY ("embedding_length"), c->hidden_size, "config.json: hidden_size");
   ts_gguf_metadata_add_uint32 (md, KEY ("feed_forward_length"), c->intermediate_size, "config.json: intermediate_size");
   ts_gguf_metadata_add_uint32 (md, KEY ("attention.head_count"), c->n_heads, "config.json: num_attention_heads");
-  ts_gguf_metadata_add_uint32 (md, KEY ("attention.head_count_kv"), c->n_kv_heads, "config.json: num_key_value_heads");
-  ts_gguf_metadata_add_float32 (md, KEY ("rope.freq_base"), (float) c->rope_theta, "config.json: rope_theta");
-  ts_gguf_metadata_add_float32 (md, KEY ("attention.layer_norm_rms_epsilon"), (float) c->rms_norm_eps, "config.json: rms_norm_eps");
+  ts_gguf_metadata_add_uint32 (md, KEY ("attention.head_count_kv"), c->n_kv_heads, c->n_kv_heads_origin);
+  /* TextModel.set_gguf_parameters() writes linear scaling before the base */
+  if (ts_hf_config_has_linear_rope (c))
+    {
+      g_autofree char *type_origin = g_strdup_printf ("config.json: %s", c->rope_origin);
+      g_autofree char *factor_origin = g_strdup_printf ("config.json: %s.factor", c->rope_origin);
+
+      ts_gguf_metadata_add_string (md, KEY ("rope.scaling.type"), "linear", type_origin);
+      ts_gguf_metadata_add_float32 (md, KEY ("rope.scaling.factor"), (float) c->rope_factor, factor_origin);
+    }
+  ts_gguf_metadata_add_float32 (md, KEY ("rope.freq_base"), (float) c->rope_theta, c->rope_theta_origin);
+  ts_gguf_metadata_add_float32 (md, KEY ("attention.layer_norm_rms_epsilon"), (float) c->rms_norm_eps, c->rms_norm_eps_origin);
   if (c->has_head_dim)
     {
       ts_gguf_metadata_add_uint32 (md, KEY ("attention.key_length"), c->head_dim, "config.json: head_dim");
@@ -616,11 +654,6 @@ add_hyperparameters (TsConversionPlan *self)
   ts_gguf_metadata_add_uint32 (md, KEY ("vocab_size"), c->vocab_size, "config.json: vocab_size");
   ts_gguf_metadata_add_uint32 (md, KEY ("rope.dimension_count"), c->head_dim,
                                c->has_head_dim ? "config.json: head_dim" : "hidden_size / num_attention_heads");
-  if (c->rope_type != NULL && g_str_equal (c->rope_type, "linear") && c->has_rope_factor)
-    {
-      ts_gguf_metadata_add_string (md, KEY ("rope.scaling.type"), "linear", "config.json: rope_scaling");
-      ts_gguf_metadata_add_float32 (md, KEY ("rope.scaling.factor"), (float) c->rope_factor, "config.json: rope_scaling.factor");
-    }
   ts_gguf_metadata_add_uint32 (md, "general.quantization_version", 2, "ggml quantization version");
 #undef KEY
 }
@@ -731,6 +764,24 @@ load_source (TsConversionPlan  *self,
   self->arch = ts_arch_for_config (self->config, error);
   if (self->arch == NULL)
     return FALSE;
+  {
+    /* keys config.json leaves to transformers' defaults, as the converter does */
+    const TsHfConfig *c = self->config;
+    g_autofree char *ctx = g_strdup_printf ("%" G_GUINT64_FORMAT, c->context_length);
+    g_autofree char *kv = g_strdup_printf ("%u", c->n_kv_heads);
+    g_autofree char *theta = g_strdup_printf ("%g", c->rope_theta);
+    g_autofree char *eps = g_strdup_printf ("%g", c->rms_norm_eps);
+    const struct { const char *value; const char *origin; } used[] = {
+      { ctx, c->context_length_origin },
+      { kv, c->n_kv_heads_origin },
+      { theta, c->rope_theta_origin },
+      { eps, c->rms_norm_eps_origin },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (used); i++)
+      if (g_str_has_prefix (used[i].origin, "transformers "))
+        add_warning (self, "%s: %s, as llama.cpp's converter takes it", used[i].value, used[i].origin);
+  }
   self->source = ts_model_file_load (self->dir, cancellable, error);
   if (self->source == NULL)
     return FALSE;

@@ -834,6 +834,8 @@ open_sources (Run         *run,
       job.in_type = ts_tensor_get_dtype (src);
       job.in_elem = ts_dtype_get_info (job.in_type)->type_size;
       job.cols = ts_plan_tensor_get_n_dims (pt) > 0 ? ts_plan_tensor_get_dims (pt)[0] : 1;
+      if (ts_plan_tensor_get_permute_heads (pt) > 0 && ts_plan_tensor_get_n_dims (pt) == 1)
+        job.cols = 1;  /* a permuted bias: each element is a row */
       if (ts_plan_tensor_get_permute_heads (pt) > 0)
         job.rows_per_head = ts_plan_tensor_get_n_elements (pt) / MAX (job.cols, 1) /
                             ts_plan_tensor_get_permute_heads (pt);

@@ -553,7 +553,13 @@ ts_hf_naming_size_label (guint64 n_params)
   /* len(str(round(scaled)).lstrip('0')): Python rounds half to even */
   for (rounded = nearbyint (scaled); rounded >= 1.0; rounded = floor (rounded / 10.0))
     digits++;
-  return g_strdup_printf ("%.*f%s", MAX (2 - digits, 0), scaled, suffix);
+  {
+    /* a dot whatever the locale: the label goes into the GGUF file */
+    char format[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+    g_snprintf (format, sizeof format, "%%.%df", MAX (2 - digits, 0));
+    return g_strconcat (g_ascii_formatd (buf, sizeof buf, format, scaled), suffix, NULL);
+  }
 }
 
 /* ------------------------------------------------------------ model card

@@ -78,6 +78,7 @@ typedef struct
   GArray           *named_templates;  /* NamedTemplate, of a list-form template */
   char             *default_template;
   gboolean          granite_add_bos;   /* add_bos_token = false still to write */
+  int               normalizer[2];     /* lowercase, strip_accents: -1 unset, 0, 1 */
 } Tok;
 
 static gpointer
@@ -1614,6 +1615,94 @@ choose_pre (Tok         *t,
   return FALSE;
 }
 
+/* SpecialVocab._parse_normalizer(): the lowercase and strip_accents flags
+ * of tokenizer.json's normalizer; in a Sequence, a later normalizer wins,
+ * and a BertNormalizer's null unsets a flag */
+static const char * const normalizer_flags[2] = { "lowercase", "strip_accents" };
+
+static gboolean
+parse_normalizer (Tok       *t,
+                  JsonNode  *node,
+                  GError   **error)
+{
+  JsonObject *n;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "tokenizer.json: a normalizer must be an object");
+      return FALSE;
+    }
+  n = json_node_get_object (node);
+  if (node_has_string (n, "type", "Lowercase"))
+    t->normalizer[0] = 1;
+  else if (node_has_string (n, "type", "StripAccents"))
+    t->normalizer[1] = 1;
+  else if (node_has_string (n, "type", "BertNormalizer"))
+    for (guint i = 0; i < G_N_ELEMENTS (normalizer_flags); i++)
+      {
+        JsonNode *flag = member (n, normalizer_flags[i]);
+
+        if (flag == NULL)
+          continue;
+        if (node_is_null (flag))
+          t->normalizer[i] = -1;
+        else if (JSON_NODE_HOLDS_VALUE (flag) && json_node_get_value_type (flag) == G_TYPE_BOOLEAN)
+          t->normalizer[i] = json_node_get_boolean (flag);
+        else
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         "tokenizer.json: the BertNormalizer's \"%s\" must be true, false "
+                         "or null", normalizer_flags[i]);
+            return FALSE;
+          }
+      }
+  else if (node_has_string (n, "type", "Sequence"))
+    {
+      JsonNode *list = member (n, "normalizers");
+      JsonArray *a;
+
+      if (node_is_null (list))
+        return TRUE;
+      if (!JSON_NODE_HOLDS_ARRAY (list))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "tokenizer.json: a Sequence normalizer's \"normalizers\" must be a list");
+          return FALSE;
+        }
+      a = json_node_get_array (list);
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        if (!parse_normalizer (t, json_array_get_element (a, i), error))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_normalizer (Tok     *t,
+                 GError **error)
+{
+  JsonNode *node = member (t->tok, "normalizer");
+
+  t->normalizer[0] = t->normalizer[1] = -1;
+  /* gguf-py looks only at a normalizer Python takes as true */
+  return !node_truthy (node) || parse_normalizer (t, node, error);
+}
+
+/* written by SpecialVocab.add_to_gguf(), after the chat template */
+static void
+write_normalizer (Tok            *t,
+                  TsGgufMetadata *md)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (normalizer_flags); i++)
+    if (t->normalizer[i] >= 0)
+      {
+        g_autofree char *key = g_strdup_printf ("tokenizer.ggml.normalizer.%s", normalizer_flags[i]);
+
+        ts_gguf_metadata_add_bool (md, key, t->normalizer[i], "tokenizer.json: normalizer");
+      }
+}
+
 /* LlamaModel.set_vocab()'s add_space_prefix, then _set_vocab_gpt2() */
 static void
 write_vocab (Tok            *t,
@@ -1676,12 +1765,14 @@ ts_hf_tokenizer_add_metadata (GFile            *dir,
   if (!load_files (&t, error) || !check_byte_level_bpe (&t, error) ||
       !choose_pre (&t, tokenizer_pre, &pre, &pre_origin, error) ||
       !load_added_tokens (&t, error) || !build_tokens (&t, tokens, types, error) ||
-      !load_merges (&t, error) || !read_special_vocab (&t, error))
+      !load_merges (&t, error) || !read_normalizer (&t, error) ||
+      !read_special_vocab (&t, error))
     return FALSE;
 
   write_vocab (&t, pre, pre_origin, tokens, types, md);
   write_special_tokens (&t, md);
   write_chat_template (&t, md);
+  write_normalizer (&t, md);
   if (t.granite_add_bos)
     ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_bos_token", FALSE, "converter: vocab_size 49152");
   return TRUE;

@@ -16,6 +16,15 @@
 
 #include "ts-layout.h"
 
+/* an SVG number: two decimals and a dot whatever the locale */
+static const char *
+svg_num (char   buf[G_ASCII_DTOSTR_BUF_SIZE],
+         double v)
+{
+  return g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, "%.2f", v);
+}
+
+
 /* Layout metrics, in layout units (px at scale 1). */
 #define MARGIN            20.0
 #define TITLE_HEIGHT      58.0
@@ -342,13 +351,14 @@ draw_text (TsLayout   *self,
     {
       double dx = x, dy = y, dsize = size, dzero = 0;
       g_autofree char *escaped = g_markup_escape_text (text, -1);
+      char bx[G_ASCII_DTOSTR_BUF_SIZE], by[G_ASCII_DTOSTR_BUF_SIZE], bs[G_ASCII_DTOSTR_BUF_SIZE];
 
       cairo_user_to_device (cr, &dx, &dy);
       cairo_user_to_device_distance (cr, &dsize, &dzero);
       g_string_append_printf (self->text_layer,
-                              "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.2f\"%s>%s</text>\n",
-                              dx, dy, dsize, bold ? " font-weight=\"bold\"" : "",
-                              escaped);
+                              "<text x=\"%s\" y=\"%s\" font-size=\"%s\"%s>%s</text>\n",
+                              svg_num (bx, dx), svg_num (by, dy), svg_num (bs, dsize),
+                              bold ? " font-weight=\"bold\"" : "", escaped);
     }
 }
 
@@ -2046,6 +2056,8 @@ append_band_titles (TsLayout *layout,
       g_autofree char *desc = NULL;
       g_autofree char *text = NULL;
       double x, y, w, h;
+      char bx[G_ASCII_DTOSTR_BUF_SIZE], by[G_ASCII_DTOSTR_BUF_SIZE];
+      char bw[G_ASCII_DTOSTR_BUF_SIZE], bh[G_ASCII_DTOSTR_BUF_SIZE];
 
       if (!band->visible || band->label == NULL)
         continue;
@@ -2056,9 +2068,10 @@ append_band_titles (TsLayout *layout,
       label = g_markup_escape_text (band->label, -1);
       text = ts_layout_dup_band_description (layout, band);
       desc = g_markup_escape_text (text, -1);
-      g_string_append_printf (out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">"
+      g_string_append_printf (out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\">"
                               "<title>%s</title><desc>%s</desc></rect>\n",
-                              x, y, w, h, label, desc);
+                              svg_num (bx, x), svg_num (by, y), svg_num (bw, w), svg_num (bh, h),
+                              label, desc);
     }
   g_string_append (out, "</g>\n");
 }

@@ -415,6 +415,40 @@ ts_metadata_entry_get_item_string (TsMetadataEntry *self,
   return (const char *) p + 8;
 }
 
+/* The fewest significant digits that read back as the same float32 (or
+ * double): 0.9 rather than 0.899999976, with a dot whatever the locale. */
+static char *
+format_shortest (double d,
+                 gboolean single)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  char format[8];
+
+  for (int digits = 1; digits <= (single ? 9 : 17); digits++)
+    {
+      double back;
+
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      g_ascii_formatd (buf, sizeof buf, format, d);
+      back = g_ascii_strtod (buf, NULL);
+      if (single ? (float) back == (float) d : back == d)
+        {
+          /* 500000 rather than 5e+05 where plain decimals are short */
+          double mag = fabs (d);
+
+          if (mag >= 1e-4 && mag < 1e15)
+            {
+              int exponent = (int) floor (log10 (mag));
+
+              g_snprintf (format, sizeof format, "%%.%df", MAX (digits - 1 - exponent, 0));
+              g_ascii_formatd (buf, sizeof buf, format, d);
+            }
+          break;
+        }
+    }
+  return g_strdup (buf);
+}
+
 char *
 ts_metadata_entry_to_string (TsMetadataEntry *self)
 {
@@ -435,7 +469,7 @@ ts_metadata_entry_to_string (TsMetadataEntry *self)
     case TS_VALUE_FLOAT32:
     case TS_VALUE_FLOAT64:
       read_scalar (self, &u, &i, &d);
-      return g_strdup_printf ("%.9g", d);
+      return format_shortest (d, self->type == TS_VALUE_FLOAT32);
     case TS_VALUE_INT8:
     case TS_VALUE_INT16:
     case TS_VALUE_INT32:

@@ -735,7 +735,10 @@ load_sharded (GFile           *index_file,
   return ok ? TS_MODEL_FILE (g_steal_pointer (&self)) : NULL;
 }
 
-/* All *.safetensors of a folder without an index, in name order. */
+/* The shards of a folder without an index, in name order: its
+ * model*.safetensors, as llama.cpp's converter takes them (an adapter or a
+ * consolidated.safetensors beside them is not part of the model), or every
+ * *.safetensors when no name starts with "model". */
 static TsModelFile *
 load_folder_without_index (GFile           *dir,
                            TsLoadProgress  *progress,
@@ -745,7 +748,9 @@ load_folder_without_index (GFile           *dir,
   g_autoptr(TsSafetensorsFile) self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
   g_autoptr(GFileEnumerator) enumerator = NULL;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) model_names = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *dir_name = g_file_get_basename (dir);
+  GPtrArray *chosen;
   GFileInfo *fi;
 
   enumerator = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
@@ -754,8 +759,14 @@ load_folder_without_index (GFile           *dir,
     return NULL;
   while ((fi = g_file_enumerator_next_file (enumerator, cancellable, NULL)) != NULL)
     {
-      if (g_str_has_suffix (g_file_info_get_name (fi), ".safetensors"))
-        g_ptr_array_add (names, g_strdup (g_file_info_get_name (fi)));
+      const char *name = g_file_info_get_name (fi);
+
+      if (g_str_has_suffix (name, ".safetensors"))
+        {
+          g_ptr_array_add (names, g_strdup (name));
+          if (g_str_has_prefix (name, "model"))
+            g_ptr_array_add (model_names, g_strdup (name));
+        }
       g_object_unref (fi);
     }
   if (names->len == 0)
@@ -764,18 +775,24 @@ load_folder_without_index (GFile           *dir,
                "the folder has no .safetensors file and no %s", DEFAULT_INDEX);
       return NULL;
     }
-  g_ptr_array_sort (names, compare_names);
+  chosen = model_names->len > 0 ? model_names : names;
+  g_ptr_array_sort (chosen, compare_names);
   _ts_model_file_set_file (TS_MODEL_FILE (self), dir);
   _ts_model_file_set_progress (TS_MODEL_FILE (self), progress);
-  if (names->len > 1)
+  if (chosen->len < names->len)
+    _ts_model_file_add_warning (TS_MODEL_FILE (self),
+                                "%s: no %s; loaded the %u model*.safetensors and left out "
+                                "the other %u .safetensors, as llama.cpp's converter does",
+                                dir_name, DEFAULT_INDEX, chosen->len, names->len - chosen->len);
+  else if (chosen->len > 1)
     _ts_model_file_add_warning (TS_MODEL_FILE (self),
                                 "%s: %u .safetensors files but no %s; loaded them all",
-                                dir_name, names->len, DEFAULT_INDEX);
-  for (guint i = 0; i < names->len; i++)
+                                dir_name, chosen->len, DEFAULT_INDEX);
+  for (guint i = 0; i < chosen->len; i++)
     {
-      g_autoptr(GFile) f = g_file_get_child (dir, g_ptr_array_index (names, i));
+      g_autoptr(GFile) f = g_file_get_child (dir, g_ptr_array_index (chosen, i));
 
-      if (!load_part (TS_MODEL_FILE (self), f, i, names->len, cancellable, error))
+      if (!load_part (TS_MODEL_FILE (self), f, i, chosen->len, cancellable, error))
         return NULL;
     }
   return TS_MODEL_FILE (g_steal_pointer (&self));

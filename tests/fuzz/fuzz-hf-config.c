@@ -75,7 +75,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
       {
         TsPermute permute = TS_PERMUTE_NONE;
         gboolean dropped = FALSE;
-        g_autofree char *name = ts_arch_map_tensor (arch, tensor_names[i], &permute, &dropped);
+        g_autofree char *name = ts_arch_map_tensor (arch, config, tensor_names[i], &permute, &dropped);
 
         if (name != NULL)
           (void) ts_arch_keeps_f32 (arch, name, 2);

@@ -267,9 +267,8 @@ def rope_freqs_llama3(cfg, rope_params):
     factor = float(rope_params.get("factor", 8.0))
     low = float(rope_params.get("low_freq_factor", 1.0))
     high = float(rope_params.get("high_freq_factor", 4.0))
-    # llama.cpp of 2026-09 (node-llama-cpp 3.21.1's bundled source) reads
-    # original_max_position_embeddings from rope_scaling, default 8192; some other
-    # revisions read the top level of config.json instead (the same for Llama 3 configs)
+    # original_max_position_embeddings from the rope parameters, where convert() has
+    # mirrored a top-level one in when they have none; default 8192
     old_ctx = rope_params.get("original_max_position_embeddings", 8192)
     low_wl = old_ctx / low
     high_wl = old_ctx / high
@@ -781,10 +780,58 @@ def tokenizer_metadata(model_dir, config, pre_override):
             chat_template = default
         if chat_template:
             kv.append(("tokenizer.chat_template", T_STRING, chat_template))
+    # gguf-py SpecialVocab: the normalizer's lowercase / strip_accents flags, after the
+    # chat template (a Sequence's later entries win; a BertNormalizer's null unsets)
+    flags = {"lowercase": None, "strip_accents": None}
+
+    def parse_normalizer(n):
+        if not isinstance(n, dict):
+            raise ConvertError("tokenizer.json: a normalizer must be an object")
+        typ = n.get("type")
+        if typ == "Lowercase":
+            flags["lowercase"] = True
+        elif typ == "StripAccents":
+            flags["strip_accents"] = True
+        elif typ == "BertNormalizer":
+            for f in ("lowercase", "strip_accents"):
+                if f in n:
+                    if n[f] is not None and not isinstance(n[f], bool):
+                        raise ConvertError(f"tokenizer.json: BertNormalizer {f} is not a boolean")
+                    flags[f] = n[f]
+        elif typ == "Sequence":
+            for sub in n.get("normalizers") or []:
+                parse_normalizer(sub)
+
+    if tok.get("normalizer"):
+        parse_normalizer(tok["normalizer"])
+    for f in ("lowercase", "strip_accents"):
+        if flags[f] is not None:
+            kv.append((f"tokenizer.ggml.normalizer.{f}", T_BOOL, flags[f]))
     return kv
 
 
 # ------------------------------------------------------------------ conversion
+
+# transformers' LlamaConfig / MistralConfig defaults for the keys the converter reads
+CONFIG_DEFAULTS = {
+    "llama": {"max_position_embeddings": 2048, "rms_norm_eps": 1e-6, "rope_theta": 10000.0},
+    "mistral": {"max_position_embeddings": 4096 * 32, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+                "num_key_value_heads": 8},
+}
+
+
+def guess_outtype(model_dir):
+    """ModelBase.__init__'s guess for --outtype auto: the first source tensor of two or
+    more dimensions that is BF16 or F16 decides; F16 when there is none."""
+    for name, (dtype, shape, raw) in load_tensors(model_dir).items():
+        if len(shape) < 2:
+            continue
+        if dtype == "BF16":
+            return "bf16"
+        if dtype == "F16":
+            return "f16"
+    return "f16"
+
 
 def convert(model_dir, outtype, pre_override=None, transformers_head_dim=False):
     """-> (metadata list [(key, type, value)], tensors [(name, ggml type, dims, bytes)]).
@@ -795,27 +842,44 @@ def convert(model_dir, outtype, pre_override=None, transformers_head_dim=False):
     config.json has head_dim, which is what the converter does when it falls back to
     reading config.json itself; the default follows the SPEC."""
     model_dir = Path(model_dir)
-    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-    arch = (config.get("architectures") or [None])[0]
-    if arch not in ("LlamaForCausalLM", "LLaMAForCausalLM"):
+    raw_config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    arch = (raw_config.get("architectures") or [None])[0]
+    if arch not in ("LlamaForCausalLM", "LLaMAForCausalLM", "MistralForCausalLM"):
         raise ConvertError(f"unsupported architecture {arch!r}")
+    # The converter reads config.json through transformers' AutoConfig (picked by
+    # model_type), which fills in its config class's defaults for missing keys.
+    # head_dim is left out here on purpose: see transformers_head_dim.
+    config = dict(CONFIG_DEFAULTS.get(raw_config.get("model_type"), {}))
+    config.update(raw_config)
+    if config.get("num_key_value_heads") is None:
+        config["num_key_value_heads"] = config["num_attention_heads"]
+    if outtype == "auto":
+        outtype = guess_outtype(model_dir)
     tensor_type, file_type = OUTTYPES[outtype]
     n_layers = config["num_hidden_layers"]
     n_head = config["num_attention_heads"]
-    n_kv = config.get("num_key_value_heads", n_head)
+    n_kv = config["num_key_value_heads"]
 
+    # TextModel.__init__: rope_parameters (transformers 5) or rope_scaling, with the
+    # top-level rope_theta / original_max_position_embeddings and "type" mirrored in
     rope_params = dict(config.get("rope_parameters", config.get("rope_scaling")) or {})
+    if "full_attention" in rope_params or "sliding_attention" in rope_params:
+        raise ConvertError("per-attention-type rope parameters are not supported by the reference")
     if "rope_theta" not in rope_params and config.get("rope_theta") is not None:
         rope_params["rope_theta"] = config["rope_theta"]
     if "rope_type" not in rope_params and rope_params.get("type") is not None:
         rope_params["rope_type"] = rope_params["type"]
+    if "original_max_position_embeddings" not in rope_params and \
+            config.get("original_max_position_embeddings") is not None:
+        rope_params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
     rope_type = rope_params.get("rope_type")
-    if rope_type is not None and rope_type.lower() not in ("llama3", "default"):
+    is_llama3 = rope_type is not None and rope_type.lower() == "llama3"
+    if rope_type is not None and not is_llama3 and rope_type not in ("linear", "default"):
         raise ConvertError(f"rope type {rope_type!r} not supported by the reference")
 
     # ---- tensors: (gguf name, ggml type, gguf dims (fastest first), data bytes)
     out = []
-    if rope_type is not None and rope_type.lower() == "llama3":
+    if is_llama3:
         rf = rope_freqs_llama3(config, rope_params)
         out.append(("rope_freqs.weight", GGML_F32, [rf.shape[0]], rf.view(np.uint32).astype("<u4").tobytes()))
     for name, (dtype, shape, raw) in load_tensors(model_dir).items():
@@ -908,13 +972,16 @@ def convert(model_dir, outtype, pre_override=None, transformers_head_dim=False):
             kv.append((gkey, T_UINT32, v))
     if config.get("is_causal") is False:
         kv.append(("llama.attention.causal", T_BOOL, False))
+    if rope_type == "linear" and rope_params.get("factor") is not None:
+        kv.append(("llama.rope.scaling.type", T_STRING, "linear"))
+        kv.append(("llama.rope.scaling.factor", T_FLOAT32, rope_params["factor"]))
     if rope_params.get("rope_theta") is not None:
         kv.append(("llama.rope.freq_base", T_FLOAT32, rope_params["rope_theta"]))
     eps = next((config[k] for k in ("rms_norm_eps", "norm_eps") if k in config), None)
     if eps is not None:
         kv.append(("llama.attention.layer_norm_rms_epsilon", T_FLOAT32, eps))
     # SPEC 7: key_length / value_length only when config.json itself has head_dim
-    head_dim = config.get("head_dim")
+    head_dim = raw_config.get("head_dim")
     if head_dim is None and transformers_head_dim:
         head_dim = config["hidden_size"] // n_head
     if head_dim is not None:
@@ -1012,7 +1079,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="reference HF Llama -> GGUF converter")
     p.add_argument("model_dir")
     p.add_argument("out")
-    p.add_argument("--outtype", choices=sorted(OUTTYPES), required=True)
+    p.add_argument("--outtype", choices=sorted(OUTTYPES) + ["auto"], required=True)
     p.add_argument("--pre", default=None, help="tokenizer.ggml.pre override")
     p.add_argument("--transformers-head-dim", action="store_true",
                    help="write key_length/value_length even without head_dim in config.json "

@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""config.json, tokenizer.json and shard variants of a Llama checkpoint that
+llama.cpp's converter handles in its own way: each one is converted by
+`tensorscope-cli convert` and by tests/ref/ref_convert.py (the independent
+re-derivation), and the two files must be byte-identical.  A few facts are
+also asserted on the output itself (a key's value, its place), so that the
+two converters cannot agree on a wrong file.  Variants the converter must
+refuse fail with a specific message and leave no file behind.
+
+usage: check_variants.py CLI WORKDIR
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "ref"))
+from check_interop import parse_gguf, explain_difference  # noqa: E402
+from gen_checkpoint import write_safetensors  # noqa: E402
+from tscheck import check, summary, leftovers  # noqa: E402
+
+CLI, WORK = sys.argv[1], Path(sys.argv[2])
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+# GQA (4 q heads over 2 kv heads of 16), tied, one shard, llama3 rope, BF16
+BASE = ["--layers", "2", "--hidden", "64", "--heads", "4", "--kv-heads", "2",
+        "--intermediate", "96", "--seed", "31"]
+
+
+def gen(name, *args):
+    d = WORK / name
+    d.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(d, ignore_errors=True)
+    subprocess.run([PY, str(HERE / "ref" / "gen_checkpoint.py"), str(d)] + list(args),
+                   check=True, capture_output=True)
+    return d
+
+
+def variant(name, base_args, edit=None):
+    d = gen(name, *base_args)
+    if edit is not None:
+        edit(d)
+    return d
+
+
+def edit_json(d, fname, fn):
+    p = d / fname
+    obj = json.loads(p.read_text(encoding="utf-8"))
+    fn(obj)
+    p.write_text(json.dumps(obj, indent=2), encoding="utf-8")
+
+
+def read_st(path):
+    raw = Path(path).read_bytes()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    header.pop("__metadata__", None)
+    items = []
+    np_types = {"BF16": "<u2", "F16": "<u2", "F32": "<u4"}
+    for name, meta in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
+        a, b = meta["data_offsets"]
+        arr = np.frombuffer(raw[8 + n + a:8 + n + b], np_types[meta["dtype"]]).reshape(meta["shape"])
+        items.append([name, meta["dtype"], arr])
+    return items
+
+
+def edit_shard(d, fn):
+    """fn(items) on model.safetensors' [name, dtype, ndarray] list, then rewritten"""
+    p = d / "model.safetensors"
+    items = read_st(p)
+    items = fn(items) or items
+    write_safetensors(p, [tuple(i) for i in items])
+
+
+def cli(*args):
+    return subprocess.run([CLI] + list(args), capture_output=True, text=True, timeout=300)
+
+
+def convert_both(name, d, outtype):
+    ours, ref = WORK / f"{name}.{outtype}.ours.gguf", WORK / f"{name}.{outtype}.ref.gguf"
+    for p in (ours, ref):
+        if p.exists():
+            p.unlink()
+    r = cli("convert", str(d), "-o", str(ours), "--outtype", outtype)
+    if r.returncode != 0:
+        check(f"{name} [{outtype}] converts", False, r.stderr.strip())
+        return None
+    q = subprocess.run([PY, str(HERE / "ref" / "ref_convert.py"), str(d), str(ref), "--outtype", outtype],
+                       capture_output=True, text=True, timeout=300)
+    if q.returncode != 0:
+        check(f"{name} [{outtype}] reference converts", False, q.stderr.strip())
+        return None
+    same = ours.read_bytes() == ref.read_bytes()
+    check(f"{name} [{outtype}] byte-identical to ref_convert.py", same,
+          "" if same else explain_difference(str(ours), str(ref)))
+    return parse_gguf(ours)
+
+
+def kv(g, key):
+    return next((k["value"] for k in g["kvs"] if k["key"] == key), None)
+
+
+def key_index(g, key):
+    return next((i for i, k in enumerate(g["kvs"]) if k["key"] == key), None)
+
+
+def tensor(g, name):
+    t = next((t for t in g["tensors"] if t["name"] == name), None)
+    if t is None:
+        return None
+    return t, g["bytes"][t["abs"]:t["abs"] + t["nbytes"]]
+
+
+def expect_refusal(name, d, want):
+    out = WORK / f"{name}.gguf"
+    if out.exists():
+        out.unlink()
+    r = cli("convert", str(d), "-o", str(out))
+    problems = []
+    if r.returncode != 1:
+        problems.append(f"exit {r.returncode}, expected 1")
+    if want.lower() not in r.stderr.lower():
+        problems.append(f"message lacks {want!r}: {r.stderr.strip()}")
+    if out.exists():
+        problems.append("output file left at the target path")
+    if leftovers(str(WORK)):
+        problems.append(f"temporary files left: {leftovers(str(WORK))}")
+    check(f"refuses {name}", not problems, "; ".join(problems))
+
+
+# ------------------------------------------------------------------ variants
+
+def to_rope_parameters(c):
+    """transformers 5 writes the rope settings, rope_theta included, as rope_parameters"""
+    rp = dict(c.pop("rope_scaling"))
+    rp["rope_theta"] = c.pop("rope_theta")
+    c["rope_parameters"] = rp
+
+
+def main():
+    WORK.mkdir(parents=True, exist_ok=True)
+    base = variant("base", BASE)
+    g_base = convert_both("base", base, "bf16")
+    base_freqs = tensor(g_base, "rope_freqs.weight")[1] if g_base else None
+
+    # transformers 5: rope settings and rope_theta only in rope_parameters
+    d = variant("rope-parameters", BASE, lambda d: edit_json(d, "config.json", to_rope_parameters))
+    for t in ("bf16", "q8_0"):
+        g = convert_both("rope-parameters", d, t)
+    if g:
+        check("rope-parameters: freq_base from rope_parameters.rope_theta",
+              kv(g, "llama.rope.freq_base") == kv(g_base, "llama.rope.freq_base") != 10000.0,
+              f"{kv(g, 'llama.rope.freq_base')}")
+        rf = tensor(g, "rope_freqs.weight")
+        check("rope-parameters: llama3 rope_freqs generated as from rope_scaling",
+              rf is not None and rf[1] == base_freqs)
+
+    # rope_parameters of the default type: no scaling, a base of its own
+    def default_type(c):
+        c.pop("rope_scaling")
+        c.pop("rope_theta")
+        c["rope_parameters"] = {"rope_type": "default", "rope_theta": 250000.0}
+    d = variant("rope-default", BASE, lambda d: edit_json(d, "config.json", default_type))
+    g = convert_both("rope-default", d, "bf16")
+    if g:
+        check("rope-default: no rope_freqs, freq_base 250000",
+              tensor(g, "rope_freqs.weight") is None and kv(g, "llama.rope.freq_base") == 250000.0)
+
+    # linear scaling: type and factor between head_count_kv and freq_base
+    def linear(c):
+        c["rope_scaling"] = {"type": "linear", "factor": 2.0}
+    d = variant("rope-linear", BASE, lambda d: edit_json(d, "config.json", linear))
+    g = convert_both("rope-linear", d, "f16")
+    if g:
+        i = [key_index(g, k) for k in ("llama.attention.head_count_kv", "llama.rope.scaling.type",
+                                       "llama.rope.scaling.factor", "llama.rope.freq_base")]
+        check("rope-linear: scaling keys after head_count_kv, before freq_base",
+              None not in i and i == sorted(i) and i[1] == i[0] + 1, f"{i}")
+        check("rope-linear: linear, factor 2", kv(g, "llama.rope.scaling.type") == "linear"
+              and kv(g, "llama.rope.scaling.factor") == 2.0)
+
+    # original_max_position_embeddings: inside the rope parameters first, then top level
+    def orig_inside(c):
+        c["rope_scaling"]["original_max_position_embeddings"] = 64
+        c["original_max_position_embeddings"] = 4096
+    def orig_top(c):
+        c["rope_scaling"].pop("original_max_position_embeddings", None)
+        c["original_max_position_embeddings"] = 64
+    got = []
+    for name, fn in (("orig-ctx-inside", orig_inside), ("orig-ctx-top", orig_top)):
+        d = variant(name, BASE, lambda d, fn=fn: edit_json(d, "config.json", fn))
+        g = convert_both(name, d, "bf16")
+        got.append(tensor(g, "rope_freqs.weight")[1] if g else None)
+    check("original_max_position_embeddings changes rope_freqs (inside and at the top level alike)",
+          None not in got and got[0] == got[1] != base_freqs)
+
+    # keys transformers' LlamaConfig fills in
+    def drop_keys(c):
+        for k in ("max_position_embeddings", "rms_norm_eps", "num_key_value_heads"):
+            c.pop(k, None)
+        c.pop("rope_scaling")
+        c.pop("rope_theta")
+    mha = ["--layers", "2", "--hidden", "64", "--heads", "4", "--kv-heads", "4",
+           "--intermediate", "96", "--seed", "32"]
+    d = variant("llama-defaults", mha, lambda d: edit_json(d, "config.json", drop_keys))
+    g = convert_both("llama-defaults", d, "bf16")
+    if g:
+        check("llama-defaults: context 2048, eps 1e-6, base 10000, 4 kv heads",
+              kv(g, "llama.context_length") == 2048 and
+              abs(kv(g, "llama.attention.layer_norm_rms_epsilon") - 1e-6) < 1e-12 and
+              kv(g, "llama.rope.freq_base") == 10000.0 and
+              kv(g, "llama.attention.head_count_kv") == 4)
+
+    # MistralForCausalLM: MistralConfig's defaults (8 kv heads, 131072 positions)
+    def mistral(c):
+        c["architectures"] = ["MistralForCausalLM"]
+        c["model_type"] = "mistral"
+        for k in ("max_position_embeddings", "num_key_value_heads"):
+            c.pop(k)
+        c.pop("rope_scaling")
+    d = variant("mistral-defaults", ["--layers", "2", "--hidden", "64", "--heads", "8",
+                                     "--kv-heads", "8", "--intermediate", "96", "--seed", "33"],
+                lambda d: edit_json(d, "config.json", mistral))
+    g = convert_both("mistral-defaults", d, "bf16")
+    if g:
+        check("mistral-defaults: context 131072, 8 kv heads",
+              kv(g, "llama.context_length") == 131072 and kv(g, "llama.attention.head_count_kv") == 8)
+
+    # tokenizer.json normalizers
+    for name, norm, want in (
+            ("norm-lowercase", {"type": "Lowercase"}, {"lowercase": True}),
+            ("norm-sequence", {"type": "Sequence", "normalizers": [
+                {"type": "Lowercase"}, {"type": "StripAccents"},
+                {"type": "BertNormalizer", "lowercase": False, "strip_accents": None}]},
+             {"lowercase": False}),
+            ("norm-nfc", {"type": "NFC"}, {})):
+        d = variant(name, BASE, lambda d, norm=norm: edit_json(
+            d, "tokenizer.json", lambda t: t.__setitem__("normalizer", norm)))
+        g = convert_both(name, d, "bf16")
+        if g:
+            have = {f: kv(g, f"tokenizer.ggml.normalizer.{f}") for f in ("lowercase", "strip_accents")}
+            have = {f: v for f, v in have.items() if v is not None}
+            last = g["kvs"][-1]["key"]
+            check(f"{name}: normalizer keys {want}, after the chat template", have == want and
+                  (not want or last.startswith("tokenizer.ggml.normalizer.")), f"{have}, last {last}")
+
+    # --outtype auto: the first tensor of two or more dimensions in BF16 or F16 decides
+    def lm_head_f32(items):
+        f32 = np.float32
+        for it in items:
+            if it[0] == "lm_head.weight":
+                it[1] = "F32"
+                it[2] = (it[2].astype(np.uint32) << 16).astype("<u4")
+        del f32
+    untied = BASE[:-2] + ["--untied", "--seed", "34"]
+    d = variant("auto-mixed", untied, lambda d: edit_shard(d, lm_head_f32))
+    g = convert_both("auto-mixed", d, "auto")
+    if g:
+        check("auto-mixed: BF16 output although lm_head.weight (first) is F32",
+              kv(g, "general.file_type") == 32 and
+              next(t for t in g["tensors"] if t["name"] == "output.weight")["type"] == 30)
+
+    # size-1 dimensions are kept (no squeeze): ffn tensors [1, 64] / [64, 1]
+    d = variant("ffn-1", ["--layers", "1", "--hidden", "64", "--heads", "4", "--kv-heads", "2",
+                          "--intermediate", "1", "--seed", "35"])
+    for t in ("bf16", "q8_0"):
+        g = convert_both("ffn-1", d, t)
+    if g:
+        up = next(t for t in g["tensors"] if t["name"] == "blk.0.ffn_up.weight")
+        down = next(t for t in g["tensors"] if t["name"] == "blk.0.ffn_down.weight")
+        check("ffn-1: dims kept as [64, 1] and [1, 64]; Q8_0 for the first, F16 for rows of 1",
+              up["dims"] == [64, 1] and down["dims"] == [1, 64] and up["type"] == 8 and down["type"] == 1,
+              f"{up['dims']} {up['type']} {down['dims']} {down['type']}")
+
+    # attention and MLP biases (attention_bias / mlp_bias): F32, q/k biases permuted
+    def add_biases(items):
+        rng = np.random.default_rng(36)
+        extra = []
+        for name, dtype, arr in items:
+            if name.endswith(("_proj.weight",)) and ".layers." in name:
+                vals = rng.standard_normal(arr.shape[0]).astype(np.float32)
+                extra.append([name[:-len("weight")] + "bias", "BF16",
+                              (vals.view(np.uint32) >> 16).astype("<u2")])
+        return items + extra
+    d = variant("biases", BASE, lambda d: edit_shard(d, add_biases))
+    for t in ("bf16", "q8_0"):
+        g = convert_both("biases", d, t)
+    if g:
+        b = [t for t in g["tensors"] if t["name"].endswith(".bias")]
+        check("biases: 14 bias tensors, all F32", len(b) == 14 and all(t["type"] == 0 for t in b),
+              f"{[(t['name'], t['type']) for t in b]}")
+
+    # a folder without an index: model*.safetensors only; a global inv_freq is dropped
+    def stray(d):
+        shutil.copy(d / "model.safetensors", d / "consolidated.safetensors")
+        write_safetensors(d / "adapter_model.safetensors",
+                          [("base_model.lora_A.weight", "F32", np.zeros((2, 2), "<u4"))])
+        edit_shard(d, lambda items: items + [["model.rotary_emb.inv_freq", "F32",
+                                              np.ones(8, np.float32).view("<u4")]])
+    # (in a folder of the same name as the base, which the model is named after)
+    d = variant("stray-files/base", BASE, stray)
+    g = convert_both("stray-files", d, "bf16")
+    if g and g_base:
+        ours = (WORK / "stray-files.bf16.ours.gguf").read_bytes()
+        check("stray-files: same file as without them", ours == (WORK / "base.bf16.ours.gguf").read_bytes())
+
+    # the user's locale stays out of files: a French one writes decimals with a comma
+    # (build-aux/install-deps generates fr_FR.UTF-8)
+    fr = dict(os.environ, LC_ALL="fr_FR.UTF-8")
+    has_fr = subprocess.run(["locale", "-a"], capture_output=True, text=True).stdout.lower()
+    check("the fr_FR.UTF-8 locale is installed (build-aux/install-deps makes it)",
+          "fr_fr.utf8" in has_fr or "fr_fr.utf-8" in has_fr)
+    fr_out = WORK / "base-fr.gguf"
+    r = subprocess.run([CLI, "convert", str(base), "-o", str(fr_out), "--outtype", "bf16", "--force"],
+                       capture_output=True, text=True, env=fr, timeout=300)
+    check("a French locale converts to the same bytes (size label 111K, not a comma)",
+          r.returncode == 0 and fr_out.read_bytes() == (WORK / "base.bf16.ours.gguf").read_bytes(),
+          r.stderr.strip())
+    svg = WORK / "base-fr.svg"
+    r = subprocess.run([CLI, "layout", str(fr_out), "-o", str(svg)], capture_output=True, text=True,
+                       env=fr, timeout=300)
+    import re
+    bad = re.findall(r'\s(?:x|y|width|height|font-size)="[^"]*,[^"]*"', svg.read_text()) if svg.exists() else ["no file"]
+    check("a French locale exports SVG numbers with a dot", r.returncode == 0 and not bad, f"{bad[:3]}")
+    r = subprocess.run([CLI, "inspect", str(fr_out)], capture_output=True, text=True, env=fr, timeout=300)
+    check("inspect shows float32 values at their shortest: 0.9, 500000, 1e-05",
+          all(re.search(p, r.stdout) for p in (r"top_p\s+float32\s+0\.9\n", r"freq_base\s+float32\s+500000\n",
+                                               r"epsilon\s+float32\s+1e-05\n")), r.stdout[-600:])
+
+    # ---- refused
+    def cfg(fn):
+        return lambda d: edit_json(d, "config.json", fn)
+    expect_refusal("head_dim that does not fit the tensors",
+                   variant("bad-head-dim", BASE, cfg(lambda c: c.__setitem__("head_dim", 32))),
+                   "config.json implies")
+    expect_refusal("kv heads that do not fit k_proj",
+                   variant("bad-kv", BASE, cfg(lambda c: c.__setitem__("num_key_value_heads", 1))),
+                   "config.json implies")
+    expect_refusal("a layer past num_hidden_layers",
+                   variant("extra-layer", BASE, cfg(lambda c: c.__setitem__("num_hidden_layers", 1))),
+                   "no GGUF name")
+    expect_refusal("a missing key without a model_type to default it",
+                   variant("no-model-type", BASE, cfg(lambda c: (c.pop("model_type"),
+                                                                 c.pop("max_position_embeddings")))),
+                   "max_position_embeddings")
+    expect_refusal("no lm_head and no tie_word_embeddings",
+                   variant("no-tie-key", untied, lambda d: (
+                       edit_json(d, "config.json", lambda c: c.pop("tie_word_embeddings")),
+                       edit_shard(d, lambda items: [i for i in items if i[0] != "lm_head.weight"]))),
+                   "does not set tie_word_embeddings")
+    expect_refusal("rope type spelt \"Linear\"",
+                   variant("rope-Linear", BASE, cfg(lambda c: c.__setitem__(
+                       "rope_scaling", {"type": "Linear", "factor": 2.0}))),
+                   "\"Linear\" is not supported")
+    expect_refusal("rope parameters per attention type",
+                   variant("rope-per-type", BASE, cfg(lambda c: c.__setitem__(
+                       "rope_parameters", {"full_attention": {"rope_type": "default"},
+                                           "sliding_attention": {"rope_type": "default"}}))),
+                   "per attention type")
+    expect_refusal("llama3 rope with equal low and high frequency factors",
+                   variant("rope-equal-factors", BASE, cfg(lambda c: c["rope_scaling"].update(
+                       low_freq_factor=4.0, high_freq_factor=4.0))),
+                   "must differ")
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
