@@ -56,6 +56,7 @@ struct _TsConvertWizard
 
   Page              page;
   gboolean          closing;
+  GApplication     *held_app;   /* kept running until the converter has cleaned up */
   guint             busy;
 
   /* page 1 */
@@ -1400,6 +1401,12 @@ convert_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   gboolean ok = ts_converter_run_finish (TS_CONVERTER (object), result, &error);
 
+  /* the temporary file is gone (or in place): the application may exit */
+  if (self->held_app != NULL)
+    {
+      g_application_release (self->held_app);
+      g_clear_object (&self->held_app);
+    }
   if (self->closing || TS_CONVERTER (object) != self->converter)
     return;
   on_convert_progress (self);
@@ -1408,6 +1415,12 @@ convert_done (GObject      *object,
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
+      g_autofree char *path = g_file_get_parse_name (self->target);
+      g_autofree char *text = g_strdup_printf (_("%s was not written"), path);
+
+      /* no rate or time left for work that stopped */
+      gtk_label_set_text (self->convert_target_label, text);
+      gtk_label_set_text (self->convert_stats_label, "");
       set_convert_state (self, "cancelled", _("Conversion Stopped"), "process-stop-symbolic",
                          _("Nothing was written: no partial or temporary file is left behind."));
       return;
@@ -1447,6 +1460,13 @@ start_conversion (TsConvertWizard *self)
   begin_busy (self);
   set_convert_state (self, "running", _("Converting…"), "document-save-symbolic", NULL);
 
+  /* Quitting (or closing this window) cancels the conversion; the
+   * application stays until the converter has removed its temporary file. */
+  if (self->held_app == NULL && gtk_window_get_application (GTK_WINDOW (self)) != NULL)
+    {
+      self->held_app = G_APPLICATION (g_object_ref (gtk_window_get_application (GTK_WINDOW (self))));
+      g_application_hold (self->held_app);
+    }
   /* the options page warned that an existing file is replaced */
   ts_converter_run_async (self->converter, self->target, TRUE, cancellable,
                           convert_done, g_object_ref (self));
@@ -1826,6 +1846,18 @@ cancel_all (TsConvertWizard *self)
       g_cancellable_cancel (all[i]);
 }
 
+/* Closing the window stops its work at once: the tasks hold references to
+ * the wizard, so dispose would come only after they had finished. */
+static gboolean
+ts_convert_wizard_close_request (GtkWindow *window)
+{
+  TsConvertWizard *self = TS_CONVERT_WIZARD (window);
+
+  self->closing = TRUE;
+  cancel_all (self);
+  return GTK_WINDOW_CLASS (ts_convert_wizard_parent_class)->close_request (window);
+}
+
 static void
 ts_convert_wizard_dispose (GObject *object)
 {
@@ -1850,6 +1882,11 @@ ts_convert_wizard_dispose (GObject *object)
   g_clear_object (&self->converter);
   g_clear_object (&self->output);
   g_clear_object (&self->audit);
+  if (self->held_app != NULL)
+    {
+      g_application_release (self->held_app);
+      g_clear_object (&self->held_app);
+    }
 
   G_OBJECT_CLASS (ts_convert_wizard_parent_class)->dispose (object);
 }
@@ -1877,6 +1914,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
 
   object_class->dispose = ts_convert_wizard_dispose;
   object_class->finalize = ts_convert_wizard_finalize;
+  GTK_WINDOW_CLASS (klass)->close_request = ts_convert_wizard_close_request;
 
   ts_ensure_resources ();
   g_type_ensure (TS_TYPE_AUDIT_PANE);

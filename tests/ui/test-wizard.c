@@ -450,6 +450,60 @@ test_wizard_cancel (void)
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
 
+static gboolean
+no_part_file (gpointer data)
+{
+  return ts_test_count_entries (data) == 1;
+}
+
+/* Closing the wizard (its Cancel button, Escape, or quitting) while it
+ * converts stops the conversion: nothing replaces the file already at the
+ * target, and no temporary file stays. The conversion's task holds the
+ * wizard, so this cannot wait for dispose. */
+static void
+test_wizard_close_while_converting (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "close-sample", NULL);
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "close-out", NULL);
+  g_autofree char *out_path = g_build_filename (out_dir, "existing.gguf", NULL);
+  g_autoptr(GFile) out = g_file_new_for_path (out_path);
+  g_autofree char *contents = NULL;
+  TsSampleOptions options;
+  TsConvertWizard *wizard;
+
+  g_setenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US", "20000", TRUE);
+  ts_sample_options_init (&options);
+  options.n_layers = 8;
+  options.hidden_size = 1024;
+  options.intermediate_size = 2816;
+  options.vocab_size = 8192;
+  write_sample (dir, &options);
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (out_path, "an older file", -1, NULL));
+
+  wizard = open_wizard (dir);
+  g_object_add_weak_pointer (G_OBJECT (wizard), (gpointer *) &wizard);
+  ts_convert_wizard_go_next (wizard);
+  ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_F32);
+  ts_convert_wizard_set_target (wizard, out);
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (conversion_halfway, wizard, 30, "conversion progress");
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 2);
+
+  gtk_window_close (GTK_WINDOW (wizard));
+  /* the converter removes its temporary file within a second... */
+  ts_test_wait_until (no_part_file, out_dir, 5, "the temporary file to go");
+  /* ...and, paced at 20 ms a block, would otherwise still be writing */
+  ts_test_run_for (1500);
+  g_assert_true (g_file_get_contents (out_path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "an older file");
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 1);
+  g_assert_null (wizard);
+  g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
+}
+
 static void
 copy_file (const char *from,
            const char *to)
@@ -590,6 +644,7 @@ main (int   argc,
   /* in order: the audit of a corrupted file uses the converted one */
   g_test_add_func ("/wizard/end-to-end", test_wizard_end_to_end);
   g_test_add_func ("/wizard/cancel", test_wizard_cancel);
+  g_test_add_func ("/wizard/close-while-converting", test_wizard_close_while_converting);
   g_test_add_func ("/wizard/broken-source", test_wizard_broken_source);
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
 
