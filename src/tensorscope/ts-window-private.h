@@ -27,6 +27,8 @@ gboolean        ts_window_get_drop_active   (TsWindow *self);
  * (optional) tells whether its Show button is there */
 const char     *ts_window_get_banner        (TsWindow *self,
                                              gboolean *can_show);
+/* the main menu's section that holds Open Recent */
+GMenuModel     *ts_window_get_recent_section (TsWindow *self);
 /* "tensors", "metadata" or "summary" */
 void            ts_window_show_view         (TsWindow   *self,
                                              const char *name);

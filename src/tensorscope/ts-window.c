@@ -54,6 +54,7 @@ struct _TsWindow
   GtkLabel             *banner_label;
   GtkWidget            *banner_show_button;
   GMenu                *recent_section;
+  gboolean              recent_added;
   GtkDropTarget        *drop_target;
 };
 
@@ -838,18 +839,38 @@ ts_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (ts_window_parent_class)->close_request (window);
 }
 
+/* The Open Recent submenu is the application's; the "application"
+ * property is set only after constructed(), so it is added when it is. */
+static void
+on_application_changed (TsWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (TS_IS_APPLICATION (app) && !self->recent_added)
+    {
+      g_menu_prepend_submenu (self->recent_section, _("Open _Recent"),
+                              ts_application_get_recent_menu (TS_APPLICATION (app)));
+      self->recent_added = TRUE;
+    }
+}
+
 static void
 ts_window_constructed (GObject *object)
 {
   TsWindow *self = TS_WINDOW (object);
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
 
   G_OBJECT_CLASS (ts_window_parent_class)->constructed (object);
 
   load_settings (self);
-  if (TS_IS_APPLICATION (app))
-    g_menu_prepend_submenu (self->recent_section, _("Open _Recent"),
-                            ts_application_get_recent_menu (TS_APPLICATION (app)));
+  g_signal_connect (self, "notify::application", G_CALLBACK (on_application_changed), NULL);
+  on_application_changed (self);
+}
+
+GMenuModel *
+ts_window_get_recent_section (TsWindow *self)
+{
+  g_return_val_if_fail (TS_IS_WINDOW (self), NULL);
+  return G_MENU_MODEL (self->recent_section);
 }
 
 static void

@@ -275,6 +275,19 @@ test_empty (void)
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Tensorscope");
   save_screenshot (GTK_WIDGET (window), "empty.png");
 
+  /* the Open menu starts with the application's Open Recent submenu */
+  {
+    GMenuModel *section = ts_window_get_recent_section (window);
+    g_autoptr(GMenuModel) submenu = NULL;
+    g_autofree char *label = NULL;
+
+    g_assert_cmpint (g_menu_model_get_n_items (section), ==, 2);
+    g_assert_true (g_menu_model_get_item_attribute (section, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+    g_assert_cmpstr (label, ==, "Open _Recent");
+    submenu = g_menu_model_get_item_link (section, 0, G_MENU_LINK_SUBMENU);
+    g_assert_true (submenu == ts_application_get_recent_menu (app));
+  }
+
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
