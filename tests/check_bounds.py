@@ -258,6 +258,25 @@ def deep_nesting():
     p = st_file("st_header_deep.safetensors", b"[" * 10 ** 6 + b"]" * 10 ** 6)
     check("Safetensors header nested 10^6 deep", ["inspect", "--json", p], 1, 5, 128,
           "header-invalid-json")
+    # json-glib also takes comments and single-quoted strings: brackets inside them
+    # must not hide real nesting from the guard (this one crashed the stack)
+    p = st_file("st_header_deep_comment.safetensors",
+                b'{"a":' + b"[/*]*/" * 200000 + b"]" * 200000 + b"}")
+    check("Safetensors header nested 200,000 deep behind comments",
+          ["inspect", "--json", p], 1, 5, 128, "header-invalid-json")
+    p = st_file("st_header_squote_dup.safetensors",
+                b'{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},'
+                b"'w':{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}")
+    check("Safetensors header with a duplicate key in single quotes",
+          ["inspect", "--json", p], 1, 5, 128, "header-invalid-json")
+
+
+def special_files():
+    """A FIFO or a link to /dev/zero where a small JSON file is expected: refused at
+    once (a FIFO blocked the reader; /dev/zero grew it to 4 GB)."""
+    fifo = os.path.join(WORK, "fifo.safetensors")
+    os.mkfifo(fifo)
+    check("a FIFO named .safetensors", ["inspect", "--json", fifo], 1, 5, 128)
 
 
 def converter_inputs():
@@ -298,6 +317,13 @@ def converter_inputs():
         ("deep_tokenizer", "tokenizer.json nested 10^6 deep", None,
          {"tokenizer.json": deep}),
     ]
+    hidden = b'{"a":' + b"[/*]*/" * 200000 + b"]" * 200000 + b"}"
+    cases += [
+        ("comment_config", "config.json nested 200,000 deep behind comments", None,
+         {"config.json": hidden}),
+        ("squote_tokenizer", "tokenizer.json nested behind single-quoted strings", None,
+         {"tokenizer.json": b"{'a':" + b"[']'," * 200000 + b"]" * 200000 + b"}"}),
+    ]
     for tag, label, changes, files in cases:
         d, out = variant(tag, changes, files)
         check("convert: " + label, ["convert", d, "-o", out, "-j", "1"], 1, 10, 256)
@@ -306,6 +332,27 @@ def converter_inputs():
             passed -= 1
             failed += 1
             print("FAIL     %s left at the target path" % out)
+
+    # side files that are not regular files
+    for name, kind, expect in (("config.json", "fifo", 1), ("tokenizer.json", "zero", 1),
+                               ("tokenizer_config.json", "fifo", 1),
+                               ("generation_config.json", "fifo", 0), ("README.md", "zero", 0)):
+        d, out = variant("special-" + name, None, None)
+        target = os.path.join(d, name)
+        if os.path.exists(target):
+            os.unlink(target)
+        if kind == "fifo":
+            os.mkfifo(target)
+        else:
+            os.symlink("/dev/zero", target)
+        check("convert --dry-run: %s is %s" % (name, "a FIFO" if kind == "fifo" else "/dev/zero"),
+              ["convert", d, "-o", out, "--dry-run"], expect, 10, 256)
+    d, _ = variant("special-index", None, None)
+    idx = os.path.join(d, "model.safetensors.index.json")
+    if os.path.exists(idx):
+        os.unlink(idx)
+    os.mkfifo(idx)
+    check("inspect: the index is a FIFO", ["inspect", "--json", d], 1, 10, 256)
 
 
 def main():
@@ -316,6 +363,7 @@ def main():
     try:
         claimed_counts()
         deep_nesting()
+        special_files()
         giant_strings()
         many_tensors()
         converter_inputs()

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ts-side-file-private.h"
 #include "ts-arch.h"
 #include "ts-json-private.h"
 
@@ -407,7 +408,7 @@ ts_hf_config_load (GFile   *dir,
   g_autoptr(GError) local_error = NULL;
   gsize len;
 
-  if (!g_file_load_contents (file, NULL, &contents, &len, NULL, &local_error))
+  if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                    "config.json: %s", local_error->message);

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "ts-side-file-private.h"
 #include "ts-audit-private.h"
 #include "ts-file-part.h"
 #include "ts-json-private.h"
@@ -165,7 +166,7 @@ load_object (GFile       *dir,
   g_autofree char *contents = NULL;
   gsize len;
 
-  if (!g_file_load_contents (file, NULL, &contents, &len, NULL, NULL) ||
+  if (!_ts_load_side_file (file, 256 * 1024 * 1024, NULL, &contents, &len, NULL) ||
       !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
       json_parser_get_root (parser) == NULL ||
@@ -291,7 +292,7 @@ expected_chat_template (GFile      *dir,
         }
       return NULL;
     }
-  if (g_file_load_contents (jinja, NULL, &contents, NULL, NULL, NULL))
+  if (_ts_load_side_file (jinja, 16 * 1024 * 1024, NULL, &contents, NULL, NULL))
     return contents;
   return NULL;
 }

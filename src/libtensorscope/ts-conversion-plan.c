@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "ts-side-file-private.h"
 #include "ts-conversion-plan.h"
 #include "ts-error.h"
 #include "ts-hf-naming.h"
@@ -585,7 +586,7 @@ add_sampling (TsConversionPlan *self)
   JsonObject *obj;
   gsize len;
 
-  if (!g_file_load_contents (file, NULL, &contents, &len, NULL, NULL) ||
+  if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, NULL) ||
       len > 16 * 1024 * 1024 ||
       !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||

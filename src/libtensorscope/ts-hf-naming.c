@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ts-side-file-private.h"
 #include "ts-hf-naming.h"
 
 #define MAX_CARD_SIZE (256 * 1024 * 1024)
@@ -952,9 +953,7 @@ load_model_card (GFile *dir)
   g_auto(GStrv) yaml_lines = NULL;
   gsize length = 0;
 
-  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
-  if (info == NULL || g_file_info_get_size (info) > MAX_CARD_SIZE ||
-      !g_file_load_contents (file, NULL, &contents, &length, NULL, NULL) ||
+  if (!_ts_load_side_file (file, MAX_CARD_SIZE, NULL, &contents, &length, NULL) ||
       !g_utf8_validate (contents, length, NULL))
     return parse_front_matter ((char *[]) { NULL });
   lines = split_lines (contents);

@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "ts-side-file-private.h"
 #include "ts-hf-tokenizer.h"
 #include "ts-json-private.h"
 
@@ -297,20 +298,14 @@ load_text (GFile       *file,
            gsize       *length,
            GError     **error)
 {
-  g_autoptr(GFileInfo) info = NULL;
   g_autofree char *name = g_file_get_basename (file);
+  GError *local_error = NULL;
 
-  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE, NULL, error);
-  if (info == NULL)
-    return FALSE;
-  if (g_file_info_get_size (info) > MAX_JSON_SIZE)
+  if (!_ts_load_side_file (file, MAX_JSON_SIZE, NULL, contents, length, &local_error))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                   "%s: larger than %d MB", name, MAX_JSON_SIZE >> 20);
+      g_propagate_prefixed_error (error, local_error, "%s: ", name);
       return FALSE;
     }
-  if (!g_file_load_contents (file, NULL, contents, length, NULL, error))
-    return FALSE;
   if (!g_utf8_validate (*contents, *length, NULL))
     {
       g_clear_pointer (contents, g_free);
@@ -343,7 +338,7 @@ load_json (GFile       *dir,
   if (!_ts_json_depth_ok (contents, length, TS_JSON_MAX_DEPTH))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s: arrays or objects nested deeper than %d levels", name, TS_JSON_MAX_DEPTH);
+                   "%s: not strict JSON (a comment or single quote), or arrays or objects nested deeper than %d levels", name, TS_JSON_MAX_DEPTH);
       return FALSE;
     }
   *parser = json_parser_new ();

@@ -15,8 +15,12 @@ G_BEGIN_DECLS
  * Real headers, indexes, configs and tokenizers nest fewer than 10 levels. */
 #define TS_JSON_MAX_DEPTH 128
 
-/* TRUE if no array or object of @json nests deeper than @max_depth (strings
- * skipped); a linear scan without allocation, run before the parser. */
+/* TRUE if @json is strict JSON text as far as nesting goes: no array or
+ * object nests deeper than @max_depth, and outside strings there is
+ * nothing but JSON's own characters. json-glib also takes comments and
+ * single-quoted strings, whose brackets this count cannot see, so those
+ * are refused here (a '[' after "/" "*" would otherwise recurse unseen).
+ * A linear scan without allocation, run before the parser. */
 static inline gboolean
 _ts_json_depth_ok (const char *json,
                    gsize       len,
@@ -39,8 +43,14 @@ _ts_json_depth_ok (const char *json,
           if (++depth > max_depth)
             return FALSE;
         }
-      else if ((ch == ']' || ch == '}') && depth > 0)
-        depth--;
+      else if (ch == ']' || ch == '}')
+        {
+          if (depth > 0)
+            depth--;
+        }
+      else if (!(g_ascii_isalnum (ch) || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
+                 ch == ':' || ch == ',' || ch == '-' || ch == '+' || ch == '.'))
+        return FALSE;
     }
   return TRUE;
 }

@@ -265,6 +265,13 @@ sniff_and_load (GFile           *file,
     }
   if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
     return _ts_safetensors_file_load (file, progress, cancellable, error);
+  /* a FIFO would block the read below until some writer came */
+  if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                   "%s: not a regular file (a pipe, device or socket)", name);
+      return NULL;
+    }
 
   stream = g_file_read (file, cancellable, &local_error);
   if (stream == NULL ||

@@ -14,6 +14,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "ts-side-file-private.h"
 #include "ts-error.h"
 #include "ts-json-private.h"
 #include "ts-model-file-private.h"
@@ -433,7 +434,7 @@ parse_header_json (const char   *file_name,
                     "the JSON header is not valid UTF-8");
   if (!_ts_json_depth_ok (json, len, TS_JSON_MAX_DEPTH))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
-                    "the JSON header nests arrays or objects deeper than %d levels",
+                    "the JSON header is not strict JSON (a comment or single quote), or nests arrays or objects deeper than %d levels",
                     TS_JSON_MAX_DEPTH);
   if (!check_duplicate_keys (json, len, file_name, 8, error))
     return FALSE;
@@ -599,14 +600,14 @@ parse_index (GFile        *index_file,
   JsonNode *meta;
   gsize len;
 
-  if (!g_file_load_contents (index_file, cancellable, &contents, &len, NULL, &local_error))
+  if (!_ts_load_side_file (index_file, ST_MAX_HEADER, cancellable, &contents, &len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_IO, "%s", local_error->message);
   if (len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     "the index is larger than 100,000,000 bytes");
   if (!_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    "the index nests arrays or objects deeper than %d levels",
+                    "the index is not strict JSON (a comment or single quote), or nests arrays or objects deeper than %d levels",
                     TS_JSON_MAX_DEPTH);
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
@@ -815,7 +816,7 @@ find_index_for_shard (GFile *shard)
   if (dir == NULL)
     return NULL;
   index = g_file_get_child (dir, DEFAULT_INDEX);
-  if (!g_file_load_contents (index, NULL, &contents, &len, NULL, NULL) ||
+  if (!_ts_load_side_file (index, ST_MAX_HEADER, NULL, &contents, &len, NULL) ||
       len > ST_MAX_HEADER ||
       !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL))

@@ -1,0 +1,20 @@
+/* ts-side-file-private.h: reading the small files beside the weights
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+gboolean _ts_load_side_file (GFile         *file,
+                             gsize          max_size,
+                             GCancellable  *cancellable,
+                             char         **contents,
+                             gsize         *length,
+                             GError       **error);
+
+G_END_DECLS

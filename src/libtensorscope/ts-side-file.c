@@ -1,0 +1,124 @@
+/* ts-side-file.c: reading the small files beside the weights
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * config.json, the tokenizer files, an index, a model card: a checkpoint
+ * folder names them, so any of them may be a FIFO (opening it for reading
+ * blocks until a writer comes), a link to /dev/zero (endless), or a file
+ * far larger than such a file ever is. g_file_load_contents() would block
+ * or read until memory runs out; this opens without blocking, insists on a
+ * regular file and reads at most @max_size bytes.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ts-side-file-private.h"
+
+/**
+ * _ts_load_side_file:
+ * @file: a local file (links are followed: the Hugging Face cache links
+ *   every file of a snapshot to a blob)
+ * @max_size: the most bytes the file may hold
+ * @cancellable: (nullable): checked between reads
+ * @contents: (out): the bytes, NUL-terminated
+ * @length: (out) (optional): their number
+ * @error: return location for a #GError (its message does not name the
+ *   file); G_IO_ERROR_NOT_FOUND for a file that is not there
+ *
+ * Returns: %TRUE if @file is a regular file of at most @max_size bytes
+ */
+gboolean
+_ts_load_side_file (GFile         *file,
+                    gsize          max_size,
+                    GCancellable  *cancellable,
+                    char         **contents,
+                    gsize         *length,
+                    GError       **error)
+{
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *buf = NULL;
+  struct stat st;
+  gsize len = 0;
+  int fd, errsv;
+
+  if (path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "not a local file");
+      return FALSE;
+    }
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0)
+    {
+      errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
+      return FALSE;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "not a regular file (a pipe, device or socket)");
+      g_close (fd, NULL);
+      return FALSE;
+    }
+  if ((guint64) st.st_size > max_size)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                   "%" G_GUINT64_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
+                   " such a file may have", (guint64) st.st_size, max_size);
+      g_close (fd, NULL);
+      return FALSE;
+    }
+  /* the size may change while reading: never past max_size + 1 */
+  buf = g_malloc ((gsize) st.st_size + 1);
+  for (;;)
+    {
+      gsize room = (gsize) st.st_size - len;
+      ssize_t n;
+
+      if (room == 0)
+        {
+          char probe;
+
+          n = read (fd, &probe, 1);
+          if (n > 0)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                           "the file grew while it was read");
+              g_close (fd, NULL);
+              return FALSE;
+            }
+        }
+      else
+        n = read (fd, buf + len, room);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          errsv = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
+          g_close (fd, NULL);
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      len += (gsize) n;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          g_close (fd, NULL);
+          return FALSE;
+        }
+    }
+  g_close (fd, NULL);
+  buf[len] = '\0';
+  *contents = g_steal_pointer (&buf);
+  if (length != NULL)
+    *length = len;
+  return TRUE;
+}
