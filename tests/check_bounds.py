@@ -347,6 +347,40 @@ def converter_inputs():
             os.symlink("/dev/zero", target)
         check("convert --dry-run: %s is %s" % (name, "a FIFO" if kind == "fifo" else "/dev/zero"),
               ["convert", d, "-o", out, "--dry-run"], expect, 10, 256)
+    # counts that a list search made quadratic (minutes each before)
+    d = os.path.join(WORK, "index-many-shards")
+    os.makedirs(d)
+    with open(os.path.join(d, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {}, "weight_map": {"t%d" % i: "s%d.safetensors" % i
+                                                  for i in range(160000)}}, f)
+    check("inspect: an index naming 160,000 shards", ["inspect", "--json", d], 1, 10, 512)
+    with open(os.path.join(base, "tokenizer_config.json")) as f:
+        tcfg = json.load(f)
+    many = dict(tcfg)
+    many["added_tokens_decoder"] = {str(10 ** 7 + i): {"content": "<x%d>" % i, "special": False}
+                                    for i in range(400000)}
+    d, out = variant("many-added", None, {"tokenizer_config.json": json.dumps(many).encode()})
+    check("convert --dry-run: 400,000 added_tokens_decoder entries",
+          ["convert", d, "-o", out, "--dry-run"], 1, 10, 1536)
+    many = dict(tcfg)
+    many["chat_template"] = [{"name": "default", "template": "x"}] + \
+        [{"name": "t%d" % i, "template": "x"} for i in range(160000)]
+    d, out = variant("many-templates", None, {"tokenizer_config.json": json.dumps(many).encode()})
+    check("convert --dry-run: 160,000 named chat templates",
+          ["convert", d, "-o", out, "--dry-run"], 0, 20, 1024)
+    d = os.path.join(WORK, "many-shards")
+    os.makedirs(d)
+    for n in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(os.path.join(base, n), d)
+    for i in range(10000):
+        h = json.dumps({"x.%d" % i: {"dtype": "BF16", "shape": [1], "data_offsets": [0, 2]}}).encode()
+        h += b" " * ((-len(h)) % 8)
+        with open(os.path.join(d, "model-%06d.safetensors" % i), "wb") as f:
+            f.write(struct.pack("<Q", len(h)) + h + b"\0\0")
+    check("convert --dry-run: 10,000 shards without an index",
+          ["convert", d, "-o", os.path.join(WORK, "many.gguf"), "--dry-run", "--allow-unknown"],
+          1, 4, 512)
+
     d, _ = variant("special-index", None, None)
     idx = os.path.join(d, "model.safetensors.index.json")
     if os.path.exists(idx):

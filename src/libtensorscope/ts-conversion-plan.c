@@ -333,18 +333,27 @@ source_tensors_in_order (TsModelFile *source)
   GListModel *parts = ts_model_file_get_parts (source);
   GListModel *tensors = ts_model_file_get_tensors (source);
   GPtrArray *out = g_ptr_array_new_with_free_func (g_object_unref);
+  guint n_parts = g_list_model_get_n_items (parts);
+  g_autoptr(GPtrArray) by_part = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 
-  for (guint p = 0; p < g_list_model_get_n_items (parts); p++)
+  /* one pass into a list per part (not one pass per part: a checkpoint
+   * may have thousands of shards) */
+  for (guint p = 0; p < n_parts; p++)
+    g_ptr_array_add (by_part, g_ptr_array_new_with_free_func (g_object_unref));
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
     {
-      g_autoptr(GPtrArray) in_part = g_ptr_array_new_with_free_func (g_object_unref);
+      TsTensor *t = g_list_model_get_item (tensors, i);
+      guint p = ts_file_part_get_index (ts_tensor_get_part (t));
 
-      for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
-        {
-          g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
+      if (p < n_parts)
+        g_ptr_array_add (g_ptr_array_index (by_part, p), t);
+      else
+        g_object_unref (t);
+    }
+  for (guint p = 0; p < n_parts; p++)
+    {
+      GPtrArray *in_part = g_ptr_array_index (by_part, p);
 
-          if (ts_file_part_get_index (ts_tensor_get_part (t)) == p)
-            g_ptr_array_add (in_part, g_object_ref (t));
-        }
       g_ptr_array_sort (in_part, compare_tensor_names);
       for (guint i = 0; i < in_part->len; i++)
         g_ptr_array_add (out, g_object_ref (g_ptr_array_index (in_part, i)));

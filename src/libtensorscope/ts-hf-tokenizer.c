@@ -475,14 +475,16 @@ add_added_token (Tok        *t,
   return TRUE;
 }
 
-static gboolean
-has_added_id (Tok   *t,
-              gint64 id)
+/* the ids of the added tokens so far, as a set (a list search made a
+ * config of 800,000 added tokens take minutes) */
+static GHashTable *
+added_ids (Tok *t)
 {
+  GHashTable *ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+
   for (guint i = 0; i < t->added->len; i++)
-    if (g_array_index (t->added, AddedToken, i).id == id)
-      return TRUE;
-  return FALSE;
+    g_hash_table_add (ids, g_memdup2 (&g_array_index (t->added, AddedToken, i).id, sizeof (gint64)));
+  return ids;
 }
 
 /* tokenizer.json's added_tokens, and tokenizer_config.json's
@@ -495,6 +497,7 @@ load_added_tokens (Tok     *t,
   JsonArray *list = NULL;
   JsonObject *decoder = NULL;
   g_autoptr(GList) ids = NULL;
+  g_autoptr(GHashTable) known = NULL;
 
   t->added = g_array_new (FALSE, FALSE, sizeof (AddedToken));
   if (!get_array (t->tok, "added_tokens", "tokenizer.json", "added_tokens", &list, error))
@@ -511,6 +514,7 @@ load_added_tokens (Tok     *t,
                    "added_tokens_decoder", &decoder, error))
     return FALSE;
   ids = decoder ? json_object_get_members (decoder) : NULL;
+  known = added_ids (t);
   for (GList *l = ids; l != NULL; l = l->next)
     {
       char *end = NULL;
@@ -520,10 +524,12 @@ load_added_tokens (Tok     *t,
       if (end == l->data || *end != '\0' || !JSON_NODE_HOLDS_OBJECT (node))
         return invalid (error, "tokenizer_config.json", "added_tokens_decoder",
                         "an object of token ids to objects");
-      if (!has_added_id (t, id) &&
-          !add_added_token (t, json_node_get_object (node), "tokenizer_config.json",
+      if (g_hash_table_contains (known, &id))
+        continue;
+      if (!add_added_token (t, json_node_get_object (node), "tokenizer_config.json",
                             "added_tokens_decoder", id, TRUE, error))
         return FALSE;
+      g_hash_table_add (known, g_memdup2 (&id, sizeof id));
     }
   return TRUE;
 }
@@ -1304,6 +1310,9 @@ collect_named_templates (JsonArray   *list,
                          char       **default_text,
                          GError     **error)
 {
+  /* name -> its index in @named, plus one */
+  g_autoptr(GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
+
   for (guint i = 0; i < json_array_get_length (list); i++)
     {
       JsonObject *choice;
@@ -1325,17 +1334,23 @@ collect_named_templates (JsonArray   *list,
           *default_text = g_strdup (text);
           continue;
         }
-      for (j = 0; j < named->len && !g_str_equal (g_array_index (named, NamedTemplate, j).name, clean); j++)
-        ;
+      j = GPOINTER_TO_UINT (g_hash_table_lookup (index, clean));
       entry.name = g_steal_pointer (&clean);
       entry.text = g_strdup (text);
-      if (j < named->len)
+      if (j > 0)
         {
-          named_template_clear (&g_array_index (named, NamedTemplate, j));
-          g_array_index (named, NamedTemplate, j) = entry;
+          /* the same name again: its entry keeps its place; the key
+           * (the name in @named) moves to the new entry's copy before the
+           * old one is freed */
+          g_hash_table_replace (index, entry.name, GUINT_TO_POINTER (j));
+          named_template_clear (&g_array_index (named, NamedTemplate, j - 1));
+          g_array_index (named, NamedTemplate, j - 1) = entry;
         }
       else
-        g_array_append_val (named, entry);
+        {
+          g_array_append_val (named, entry);
+          g_hash_table_insert (index, entry.name, GUINT_TO_POINTER (named->len));
+        }
     }
   return TRUE;
 }

@@ -596,6 +596,7 @@ parse_index (GFile        *index_file,
   g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GList) members = NULL;
+  g_autoptr(GHashTable) shard_set = NULL;
   JsonObject *root, *map;
   JsonNode *meta;
   gsize len;
@@ -623,6 +624,7 @@ parse_index (GFile        *index_file,
   map = json_object_get_object_member (root, "weight_map");
   info->weight_map = g_hash_table_new (g_str_hash, g_str_equal);
   info->shards = g_ptr_array_new ();
+  shard_set = g_hash_table_new (g_str_hash, g_str_equal);
   members = json_object_get_members (map);
   for (GList *l = members; l; l = l->next)
     {
@@ -639,7 +641,8 @@ parse_index (GFile        *index_file,
                         "name in the checkpoint folder; refusing to open it",
                         (const char *) l->data, shard);
       g_hash_table_insert (info->weight_map, l->data, (gpointer) shard);
-      if (!g_ptr_array_find_with_equal_func (info->shards, shard, g_str_equal, NULL))
+      /* a set, not a search of the list: an index may name a million shards */
+      if (g_hash_table_add (shard_set, (gpointer) shard))
         g_ptr_array_add (info->shards, (gpointer) shard);
     }
   if (info->shards->len == 0)
