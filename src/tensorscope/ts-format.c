@@ -92,3 +92,42 @@ ts_label_add_full_text_tooltip (GtkLabel *label)
   gtk_widget_set_has_tooltip (GTK_WIDGET (label), TRUE);
   g_signal_connect (label, "query-tooltip", G_CALLBACK (on_label_query_tooltip), NULL);
 }
+
+int
+ts_natural_compare (const char *a,
+                    const char *b)
+{
+  while (*a != '\0' && *b != '\0')
+    {
+      if (g_ascii_isdigit (*a) && g_ascii_isdigit (*b))
+        {
+          const char *ea, *eb;
+          gsize la, lb;
+          int r;
+
+          /* leading zeros do not count; then the longer run is larger */
+          while (*a == '0' && g_ascii_isdigit (a[1]))
+            a++;
+          while (*b == '0' && g_ascii_isdigit (b[1]))
+            b++;
+          for (ea = a; g_ascii_isdigit (*ea); ea++)
+            ;
+          for (eb = b; g_ascii_isdigit (*eb); eb++)
+            ;
+          la = (gsize) (ea - a);
+          lb = (gsize) (eb - b);
+          if (la != lb)
+            return la < lb ? -1 : 1;
+          if ((r = strncmp (a, b, la)) != 0)
+            return r;
+          a = ea;
+          b = eb;
+          continue;
+        }
+      if (*a != *b)
+        return (guchar) *a < (guchar) *b ? -1 : 1;
+      a++;
+      b++;
+    }
+  return (guchar) *a < (guchar) *b ? -1 : (guchar) *a > (guchar) *b ? 1 : 0;
+}

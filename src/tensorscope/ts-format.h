@@ -20,6 +20,10 @@ char *ts_format_display_text (const char *text,
                               gssize      length,
                               guint       max_chars);
 
+/* strcmp() that takes runs of digits as numbers: "blk.2" before "blk.10" */
+int   ts_natural_compare (const char *a,
+                          const char *b);
+
 /* Shows a label's whole text as its tooltip when it is ellipsized. The text
  * is looked up when the tooltip is asked for: setting tooltips while binding
  * list rows costs an X round trip per cell and stalls the main loop. */

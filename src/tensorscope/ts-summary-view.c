@@ -55,6 +55,8 @@ add_row (TsSummaryView *self,
   gtk_widget_add_css_class (title_label, "dim-label");
   gtk_label_set_xalign (GTK_LABEL (value_label), 0);
   gtk_label_set_selectable (GTK_LABEL (value_label), TRUE);
+  /* selectable with the mouse; as a focus stop it would start fully selected */
+  gtk_widget_set_focusable (value_label, FALSE);
   gtk_label_set_wrap (GTK_LABEL (value_label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (value_label), PANGO_WRAP_WORD_CHAR);
   gtk_widget_add_css_class (value_label, "numeric");

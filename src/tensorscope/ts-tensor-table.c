@@ -178,7 +178,7 @@ compare_tensors (gconstpointer a,
   switch ((Column) GPOINTER_TO_UINT (user_data))
     {
     case COLUMN_NAME:
-      return g_strcmp0 (ts_tensor_get_name (ta), ts_tensor_get_name (tb));
+      return ts_natural_compare (ts_tensor_get_name (ta), ts_tensor_get_name (tb));
     case COLUMN_TYPE:
       return g_strcmp0 (ts_tensor_get_dtype_name (ta), ts_tensor_get_dtype_name (tb));
     case COLUMN_SHAPE:

@@ -221,7 +221,8 @@ show_error (TsWindow     *self,
   g_clear_object (&self->model);
   set_titles (self, name, _("Not a readable model file"));
   show_page (self, "error");
-  /* not the selectable message: it would start fully selected */
+  /* the suggested action; the message and rule are selectable with the
+   * mouse but no focus stop (focused, they would start fully selected) */
   gtk_widget_grab_focus (self->error_open_button);
 }
 

@@ -16,6 +16,7 @@
 
 #include "ts-application.h"
 #include "ts-export-dialog.h"
+#include "ts-format.h"
 #include "ts-window-private.h"
 
 #define N_LAYERS   4
@@ -360,6 +361,19 @@ test_sort_filter (void)
   wait_for_rows (table);
   by_name = row_tensor (table, 0);
   g_assert_cmpstr (ts_tensor_get_name (by_name), ==, "blk.0.attn_k.weight");
+  /* numbers in names sort as numbers: layer 2 before layer 10 */
+  g_assert_cmpint (ts_natural_compare ("blk.2.attn_k.weight", "blk.10.attn_k.weight"), <, 0);
+  g_assert_cmpint (ts_natural_compare ("blk.10.x", "blk.9.x"), >, 0);
+  g_assert_cmpint (ts_natural_compare ("a.007", "a.7"), ==, 0);
+  g_assert_cmpint (ts_natural_compare ("a.7b", "a.7"), >, 0);
+  g_assert_cmpint (ts_natural_compare ("token_embd", "output"), >, 0);
+  for (guint i = 1; i < n; i++)
+    {
+      g_autoptr(TsTensor) prev = row_tensor (table, i - 1);
+      g_autoptr(TsTensor) cur = row_tensor (table, i);
+
+      g_assert_cmpint (ts_natural_compare (ts_tensor_get_name (prev), ts_tensor_get_name (cur)), <=, 0);
+    }
 
   ts_tensor_table_set_filter_text (table, "attn");
   wait_for_rows (table);
@@ -513,6 +527,16 @@ check_error_page (const char *path,
   g_assert_cmpuint (strlen (message), >, 10);
   g_assert_nonnull (strstr (message, expected));
   g_assert_null (ts_window_get_model (window));
+  /* the focus is on a button, not on the selectable message (which would
+   * start fully selected) */
+  ts_test_run_for (300);
+  g_assert_true (GTK_IS_BUTTON (gtk_root_get_focus (GTK_ROOT (window))));
+  for (guint i = 0; i < 8; i++)
+    {
+      gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);
+      g_assert_false (GTK_IS_LABEL (gtk_root_get_focus (GTK_ROOT (window))));
+    }
+  gtk_widget_grab_focus (GTK_WIDGET (window));
   if (screenshot != NULL)
     save_screenshot (GTK_WIDGET (window), screenshot);
 
