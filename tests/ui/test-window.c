@@ -276,6 +276,11 @@ test_empty (void)
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Tensorscope");
   save_screenshot (GTK_WIDGET (window), "empty.png");
 
+  /* the app icon (About, the window list) even where no icon theme has it:
+   * the tests' XDG folders have none, the resources do */
+  g_assert_true (gtk_icon_theme_has_icon (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                          APP_ID));
+
   /* the Open menu starts with the application's Open Recent submenu */
   {
     GMenuModel *section = ts_window_get_recent_section (window);
