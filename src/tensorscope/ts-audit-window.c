@@ -308,6 +308,7 @@ ts_audit_window_class_init (TsAuditWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_choose_source_file);
   gtk_widget_class_bind_template_callback (widget_class, on_choose_target);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
 static void
