@@ -1213,8 +1213,10 @@ ts_audit_report_to_text (TsAuditReport *self)
   text_size (out, self);
   if (ts_audit_report_get_passed (self))
     g_string_append (out, "\nPASS: every learned value is preserved as its output type promises.\n");
+  else if (n_failed == 0)
+    g_string_append (out, "\nFAIL: see the failed checks above.\n");
   else
-    g_string_append_printf (out, "\nFAIL: %u tensor pair(s) and/or checks failed; see above.\n",
-                            n_failed);
+    g_string_append_printf (out, "\nFAIL: %u tensor %s failed; see above.\n",
+                            n_failed, n_failed == 1 ? "pair" : "pairs");
   return g_string_free (out, FALSE);
 }

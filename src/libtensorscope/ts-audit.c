@@ -42,6 +42,16 @@ enum {
   N_PROPS
 };
 
+
+/* English only, like the core's other messages */
+static const char *
+plural (guint64     n,
+        const char *one,
+        const char *many)
+{
+  return n == 1 ? one : many;
+}
+
 static GParamSpec *properties[N_PROPS];
 
 void
@@ -836,11 +846,14 @@ add_matching_checks (AuditRun *run)
                                 run->generated.count ? " or is generated" : "");
   else
     _ts_audit_report_add_check (run->report, "extra-tensors", TS_AUDIT_FAIL,
-                                "%u target tensor(s) have no source: %s", run->extra.count,
+                                "%u target %s no source: %s", run->extra.count,
+                                run->extra.count == 1 ? "tensor has" : "tensors have",
                                 run->extra_list->str);
   if (run->n_shape_fail > 0)
-    _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_FAIL, "%u shape(s) disagree: %s",
-                                run->n_shape_fail, run->shape_list->str);
+    _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_FAIL, "%u %s: %s",
+                                run->n_shape_fail,
+                                run->n_shape_fail == 1 ? "shape disagrees" : "shapes disagree",
+                                run->shape_list->str);
   else
     _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_PASS, "all shapes agree%s",
                                 run->mode == TS_AUDIT_MODE_CONVERSION
@@ -858,8 +871,9 @@ add_type_check (AuditRun *run)
                                 "F32 rule for norms and 1-D tensors was checked");
   if (run->n_type_fail > 0)
     _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_FAIL,
-                                "%u tensor(s) not stored in the type the converter writes: %s",
-                                run->n_type_fail, run->type_list->str);
+                                "%u %s not stored in the type the converter writes: %s",
+                                run->n_type_fail, plural (run->n_type_fail, "tensor", "tensors"),
+                                run->type_list->str);
   else if (run->out_type != TS_DTYPE_UNKNOWN)
     _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_PASS,
                                 "norms and 1-D tensors F32, the others %s (general.file_type)",
@@ -914,9 +928,10 @@ add_lossy_check (AuditRun *run)
       g_autofree char *values = _ts_audit_format_count (n_values);
 
       _ts_audit_report_add_check (run->report, "lossy-rounding", TS_AUDIT_PASS,
-                                  "%u tensor(s) in a type that rounds: %s of %s values changed, "
+                                  "%u %s in a type that rounds: %s of %s values changed, "
                                   "max abs error %.3g, max rel error %.3g (the rounding itself is "
-                                  "checked exactly)", n_lossy, changed, values, max_abs, max_rel);
+                                  "checked exactly)", n_lossy, plural (n_lossy, "tensor", "tensors"),
+                                  changed, values, max_abs, max_rel);
     }
 }
 
@@ -931,8 +946,9 @@ add_value_checks (AuditRun *run)
   if (run->n_permuted > 0)
     _ts_audit_report_add_check (run->report, "permutation",
                                 n_perm_failed ? TS_AUDIT_FAIL : TS_AUDIT_PASS,
-                                "%u Q/K tensor(s) compared through the row permutation "
+                                "%u Q/K %s compared through the row permutation "
                                 "(%u query heads, %u key/value heads)%s", run->n_permuted,
+                                plural (run->n_permuted, "tensor", "tensors"),
                                 run->config->n_heads, run->config->n_kv_heads,
                                 n_perm_failed ? "; some do not match, see the tensors" : "");
   if (n_failed == 0)
@@ -940,13 +956,14 @@ add_value_checks (AuditRun *run)
       g_autofree char *count = _ts_audit_format_count (n_values);
 
       _ts_audit_report_add_check (run->report, "values", TS_AUDIT_PASS,
-                                  "all %s values of %u tensor(s) are exactly what their output "
-                                  "type promises", count, run->jobs->len);
+                                  "all %s values of %u %s are exactly what their output "
+                                  "type promises", count, run->jobs->len,
+                                  plural (run->jobs->len, "tensor", "tensors"));
     }
   else
     _ts_audit_report_add_check (run->report, "values", TS_AUDIT_FAIL,
-                                "%u tensor(s) hold values other than promised: %s",
-                                n_failed, failed->str);
+                                "%u %s values other than promised: %s",
+                                n_failed, plural (n_failed, "tensor holds", "tensors hold"), failed->str);
   add_lossy_check (run);
   if (run->rope_detail != NULL)
     _ts_audit_report_add_check (run->report, "rope-freqs", run->rope_status, "%s", run->rope_detail);
@@ -1143,10 +1160,17 @@ reconcile_sizes (AuditRun *run)
   add_before_rows (run->report, &s, &t);
   add_type_group_rows (run);
   add_group_row (run->report, &run->generated, "generated",
-                 "generated tensor(s), recomputed from config.json");
-  add_group_row (run->report, &run->dropped, "dropped", "source tensor(s) the converter drops");
-  add_group_row (run->report, &run->missing, "missing", "source tensor(s) without a counterpart");
-  add_group_row (run->report, &run->extra, "extra", "target tensor(s) without a source");
+                 plural (run->generated.count, "generated tensor, recomputed from config.json",
+                         "generated tensors, recomputed from config.json"));
+  add_group_row (run->report, &run->dropped, "dropped",
+                 plural (run->dropped.count, "source tensor the converter drops",
+                         "source tensors the converter drops"));
+  add_group_row (run->report, &run->missing, "missing",
+                 plural (run->missing.count, "source tensor without a counterpart",
+                         "source tensors without a counterpart"));
+  add_group_row (run->report, &run->extra, "extra",
+                 plural (run->extra.count, "target tensor without a source",
+                         "target tensors without a source"));
   _ts_audit_report_add_size_row (run->report, TS_AUDIT_AREA_TENSOR_DATA, "alignment padding",
                                  s.data - s.tensors, t.data - t.tensors,
                                  "zero padding after each tensor up to the alignment");
