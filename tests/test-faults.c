@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tensorscope.h"
 #include "ts-conversion-plan.h"
@@ -181,6 +182,50 @@ test_cancel_after_commit (Fixture       *fx,
   g_assert_false (check_outcome (fx, &r, path));
 }
 
+/* Another program cuts a GGUF short while it is open (mapped): reading it
+ * must not kill the process with SIGBUS, the part says it was damaged, and
+ * an audit refuses to report on zeros. */
+static void
+test_truncated_under_mapping (Fixture       *fx,
+                              gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->out_dir, "cut.gguf", NULL);
+  g_autoptr(GFile) out = g_file_new_for_path (path);
+  g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
+  g_autoptr(TsModelFile) source = NULL;
+  g_autoptr(TsModelFile) target = NULL;
+  g_autoptr(TsTensor) last = NULL;
+  g_autoptr(TsFilePart) part = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsAuditReport) report = NULL;
+  GListModel *tensors;
+  const guint8 *bytes;
+  guint64 sum = 0;
+
+  g_assert_true (ts_converter_run (converter, out, FALSE, NULL, &error));
+  g_assert_no_error (error);
+  source = ts_model_file_load (ts_conversion_plan_get_dir (fx->plan), NULL, &error);
+  g_assert_no_error (error);
+  target = ts_model_file_load (out, NULL, &error);
+  g_assert_no_error (error);
+  tensors = ts_model_file_get_tensors (target);
+  last = g_list_model_get_item (tensors, g_list_model_get_n_items (tensors) - 1);
+  part = g_list_model_get_item (ts_model_file_get_parts (target), 0);
+  g_assert_false (ts_file_part_is_damaged (part));
+
+  g_assert_cmpint (truncate (path, 4096), ==, 0);
+  bytes = ts_tensor_get_data (last);
+  for (guint64 i = 0; i < ts_tensor_get_size (last); i++)
+    sum += bytes[i];
+  g_assert_cmpuint (sum, ==, 0);
+  g_assert_true (ts_file_part_is_damaged (part));
+
+  report = ts_audit_run (source, target, NULL, NULL, &error);
+  g_assert_null (report);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "cut short"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -191,6 +236,8 @@ main (int   argc,
               test_random_cancel, fixture_teardown);
   g_test_add ("/faults/converter/cancel-after-commit", Fixture, NULL, fixture_setup,
               test_cancel_after_commit, fixture_teardown);
+  g_test_add ("/faults/mapping/truncated", Fixture, NULL, fixture_setup,
+              test_truncated_under_mapping, fixture_teardown);
 
   return g_test_run ();
 }

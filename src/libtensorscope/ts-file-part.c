@@ -12,6 +12,7 @@
 #include "ts-array-model.h"
 #include "ts-error.h"
 #include "ts-file-part.h"
+#include "ts-map-guard-private.h"
 #include "ts-model-file-private.h"
 
 struct _TsFilePart
@@ -24,6 +25,8 @@ struct _TsFilePart
   guint64      size;
   guint64      data_offset;
   TsArrayModel *regions;
+  int          guard;      /* _ts_map_guard_add() handle of the mapping */
+  gint         damaged;    /* atomic: the file was cut short under the mapping */
 };
 
 G_DEFINE_FINAL_TYPE (TsFilePart, ts_file_part, G_TYPE_OBJECT)
@@ -35,6 +38,8 @@ ts_file_part_finalize (GObject *object)
 
   g_clear_object (&self->file);
   g_clear_pointer (&self->name, g_free);
+  /* the guard goes before the mapping can */
+  _ts_map_guard_remove (self->guard);
   g_clear_pointer (&self->mapping, g_mapped_file_unref);
   g_clear_object (&self->regions);
 
@@ -51,6 +56,7 @@ static void
 ts_file_part_init (TsFilePart *self)
 {
   self->regions = _ts_array_model_new (TS_TYPE_REGION);
+  self->guard = -1;
 }
 
 TsFilePart *
@@ -66,6 +72,9 @@ _ts_file_part_new (GFile       *file,
   self->index = index;
   self->mapping = mapping ? g_mapped_file_ref (mapping) : NULL;
   self->size = size;
+  if (mapping != NULL && g_mapped_file_get_length (mapping) > 0)
+    self->guard = _ts_map_guard_add (g_mapped_file_get_contents (mapping),
+                                     g_mapped_file_get_length (mapping), &self->damaged);
   return self;
 }
 
@@ -198,4 +207,17 @@ ts_file_part_get_mapping (TsFilePart *self)
 {
   g_return_val_if_fail (TS_IS_FILE_PART (self), NULL);
   return self->mapping;
+}
+
+/**
+ * ts_file_part_is_damaged:
+ *
+ * Returns: %TRUE if the file was cut short on disk while it was mapped and
+ *   a read past its new end saw zeros instead of its old bytes
+ */
+gboolean
+ts_file_part_is_damaged (TsFilePart *self)
+{
+  g_return_val_if_fail (TS_IS_FILE_PART (self), FALSE);
+  return __atomic_load_n (&self->damaged, __ATOMIC_ACQUIRE) != 0;
 }

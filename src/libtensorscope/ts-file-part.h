@@ -27,4 +27,6 @@ GListModel   *ts_file_part_get_regions      (TsFilePart *self);
 const guint8 *ts_file_part_get_contents     (TsFilePart *self);
 GMappedFile  *ts_file_part_get_mapping      (TsFilePart *self);
 
+gboolean       ts_file_part_is_damaged       (TsFilePart *self);
+
 G_END_DECLS
