@@ -183,7 +183,7 @@ static char *
 default_origin (const ConfigDefaults *d,
                 const char           *key)
 {
-  return g_strdup_printf ("transformers %s default (config.json has no %s)", d->class_name, key);
+  return g_strdup_printf ("transformers %s default; config.json has no %s", d->class_name, key);
 }
 
 static gboolean
@@ -323,7 +323,7 @@ parse_config (TsHfConfig  *config,
     {
       /* transformers' classes take a null or missing count as "one per head" */
       config->n_kv_heads = config->n_heads;
-      config->n_kv_heads_origin = g_strdup ("num_attention_heads (config.json gives no num_key_value_heads)");
+      config->n_kv_heads_origin = g_strdup ("num_attention_heads; config.json gives no num_key_value_heads");
     }
   config->has_head_dim = read_uint (root, "head_dim", &v) && v > 0 && v <= G_MAXUINT32;
   config->head_dim = config->has_head_dim ? (guint) v : config->hidden_size / config->n_heads;

@@ -59,18 +59,18 @@ check_uint (MetaContext *ctx,
   if (entry == NULL || !is_number (entry))
     {
       _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  "%s: the GGUF has no numeric %s; %s says %" G_GUINT64_FORMAT,
-                                  key, key, origin, expected);
+                                  "the GGUF has no numeric %s; expected %" G_GUINT64_FORMAT " (%s)",
+                                  key, expected, origin);
       return;
     }
   found = ts_metadata_entry_get_uint64 (entry);
   if (found == expected)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
-                                "%" G_GUINT64_FORMAT ", as %s says", found, origin);
+                                "%" G_GUINT64_FORMAT " (%s)", found, origin);
   else
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                "the GGUF says %" G_GUINT64_FORMAT ", but %s says %" G_GUINT64_FORMAT,
-                                found, origin, expected);
+                                "the GGUF says %" G_GUINT64_FORMAT "; expected %" G_GUINT64_FORMAT " (%s)",
+                                found, expected, origin);
 }
 
 /* The converter writes these as float32: compare as float32. */
@@ -84,20 +84,23 @@ check_float (MetaContext *ctx,
   TsMetadataEntry *entry = lookup (ctx, suffix, &key);
   g_autofree char *name = check_name (key);
   float want = (float) expected, found;
+  g_autofree char *want_text = ts_format_float (want, TRUE);
+  g_autofree char *found_text = NULL;
 
   if (entry == NULL || !is_number (entry))
     {
       _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  "the GGUF has no numeric %s; %s says %.9g", key, origin, want);
+                                  "the GGUF has no numeric %s; expected %s (%s)", key, want_text, origin);
       return;
     }
   found = (float) ts_metadata_entry_get_double (entry);
+  found_text = ts_format_float (found, TRUE);
   if (ts_f32_bits (found) == ts_f32_bits (want))
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
-                                "%.9g, as %s says", found, origin);
+                                "%s (%s)", found_text, origin);
   else
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                "the GGUF says %.9g, but %s says %.9g", found, origin, want);
+                                "the GGUF says %s; expected %s (%s)", found_text, want_text, origin);
 }
 
 static void
@@ -122,12 +125,12 @@ check_hparams (MetaContext *ctx)
   const TsHfConfig *c = ctx->config;
 
   check_architecture (ctx);
-  check_uint (ctx, "block_count", c->n_layers, "config.json num_hidden_layers");
+  check_uint (ctx, "block_count", c->n_layers, "config.json: num_hidden_layers");
   if (c->context_length > 0)
     check_uint (ctx, "context_length", c->context_length, c->context_length_origin);
-  check_uint (ctx, "embedding_length", c->hidden_size, "config.json hidden_size");
-  check_uint (ctx, "feed_forward_length", c->intermediate_size, "config.json intermediate_size");
-  check_uint (ctx, "attention.head_count", c->n_heads, "config.json num_attention_heads");
+  check_uint (ctx, "embedding_length", c->hidden_size, "config.json: hidden_size");
+  check_uint (ctx, "feed_forward_length", c->intermediate_size, "config.json: intermediate_size");
+  check_uint (ctx, "attention.head_count", c->n_heads, "config.json: num_attention_heads");
   check_uint (ctx, "attention.head_count_kv", c->n_kv_heads, c->n_kv_heads_origin);
   check_float (ctx, "rope.freq_base", c->rope_theta, c->rope_theta_origin);
   check_float (ctx, "attention.layer_norm_rms_epsilon", c->rms_norm_eps, c->rms_norm_eps_origin);
@@ -141,7 +144,7 @@ check_vocab (MetaContext *ctx)
   guint64 n;
 
   if (lookup (ctx, "vocab_size", &key) != NULL)
-    check_uint (ctx, "vocab_size", ctx->config->vocab_size, "config.json vocab_size");
+    check_uint (ctx, "vocab_size", ctx->config->vocab_size, "config.json: vocab_size");
   if (tokens == NULL || ts_metadata_entry_get_value_type (tokens) != TS_VALUE_ARRAY)
     {
       _ts_audit_report_add_check (ctx->report, "metadata:tokenizer.ggml.tokens", TS_AUDIT_FAIL,

@@ -779,8 +779,8 @@ load_source (TsConversionPlan  *self,
     const TsHfConfig *c = self->config;
     g_autofree char *ctx = g_strdup_printf ("%" G_GUINT64_FORMAT, c->context_length);
     g_autofree char *kv = g_strdup_printf ("%u", c->n_kv_heads);
-    g_autofree char *theta = g_strdup_printf ("%g", c->rope_theta);
-    g_autofree char *eps = g_strdup_printf ("%g", c->rms_norm_eps);
+    g_autofree char *theta = ts_format_float (c->rope_theta, FALSE);
+    g_autofree char *eps = ts_format_float (c->rms_norm_eps, FALSE);
     const struct { const char *value; const char *origin; } used[] = {
       { ctx, c->context_length_origin },
       { kv, c->n_kv_heads_origin },
@@ -790,7 +790,7 @@ load_source (TsConversionPlan  *self,
 
     for (guint i = 0; i < G_N_ELEMENTS (used); i++)
       if (g_str_has_prefix (used[i].origin, "transformers "))
-        add_warning (self, "%s: %s, as llama.cpp's converter takes it", used[i].value, used[i].origin);
+        add_warning (self, "%s (%s), as llama.cpp's converter takes it", used[i].value, used[i].origin);
   }
   self->source = ts_model_file_load (self->dir, cancellable, error);
   if (self->source == NULL)

@@ -415,10 +415,17 @@ ts_metadata_entry_get_item_string (TsMetadataEntry *self,
   return (const char *) p + 8;
 }
 
-/* The fewest significant digits that read back as the same float32 (or
- * double): 0.9 rather than 0.899999976, with a dot whatever the locale. */
-static char *
-format_shortest (double d,
+/**
+ * ts_format_float:
+ * @d: a value
+ * @single: %TRUE if it is a float32
+ *
+ * Returns: the fewest significant digits that read back as the same float32
+ *   (or double): 0.9 rather than 0.899999976, 500000 rather than 5e+05,
+ *   with a dot whatever the locale
+ */
+char *
+ts_format_float (double   d,
                  gboolean single)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
@@ -469,7 +476,7 @@ ts_metadata_entry_to_string (TsMetadataEntry *self)
     case TS_VALUE_FLOAT32:
     case TS_VALUE_FLOAT64:
       read_scalar (self, &u, &i, &d);
-      return format_shortest (d, self->type == TS_VALUE_FLOAT32);
+      return ts_format_float (d, self->type == TS_VALUE_FLOAT32);
     case TS_VALUE_INT8:
     case TS_VALUE_INT16:
     case TS_VALUE_INT32:

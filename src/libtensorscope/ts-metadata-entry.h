@@ -71,4 +71,7 @@ const char      *ts_metadata_entry_get_item_string  (TsMetadataEntry *self,
 /* raw little-endian elements of a fixed-size-type array, or NULL */
 const guint8    *ts_metadata_entry_get_array_data   (TsMetadataEntry *self);
 
+char            *ts_format_float                     (double           d,
+                                                      gboolean         single);
+
 G_END_DECLS

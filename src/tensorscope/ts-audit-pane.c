@@ -234,33 +234,33 @@ static void
 build_columns (TsAuditPane *self)
 {
   add_column (self->checks_view, _("Check"),
-              &(Column) { check_name, NULL, "heading", FALSE, 0 }, FALSE, 360);
+              &(Column) { check_name, NULL, "heading", FALSE, 0 }, FALSE, 300);
   add_column (self->checks_view, _("Result"),
-              &(Column) { NULL, check_status, NULL, FALSE, 0 }, FALSE, 120);
+              &(Column) { NULL, check_status, NULL, FALSE, 0 }, FALSE, 100);
   add_column (self->checks_view, _("Detail"),
               &(Column) { check_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 
   add_column (self->pairs_view, _("Source Tensor"),
-              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0 }, FALSE, 370);
+              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0 }, FALSE, 300);
   add_column (self->pairs_view, _("GGUF Tensor"),
-              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 230);
+              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 200);
   add_column (self->pairs_view, _("Transform"),
-              &(Column) { pair_transform, NULL, NULL, FALSE, 0 }, FALSE, 210);
+              &(Column) { pair_transform, NULL, NULL, FALSE, 0 }, FALSE, 180);
   add_column (self->pairs_view, _("Result"),
               &(Column) { NULL, pair_status, NULL, FALSE, 0 }, FALSE, 100);
   add_column (self->pairs_view, _("Detail"),
               &(Column) { pair_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 
   add_column (self->sizes_view, _("Area"),
-              &(Column) { size_area, NULL, NULL, FALSE, 0 }, FALSE, 130);
+              &(Column) { size_area, NULL, NULL, FALSE, 0 }, FALSE, 110);
   add_column (self->sizes_view, _("Section"),
-              &(Column) { size_section, NULL, "heading", FALSE, 0 }, FALSE, 190);
+              &(Column) { size_section, NULL, "heading", FALSE, 0 }, FALSE, 170);
   add_column (self->sizes_view, _("Source Bytes"),
-              &(Column) { size_source, NULL, "numeric", FALSE, 1.0 }, FALSE, 130);
+              &(Column) { size_source, NULL, "numeric", FALSE, 1.0 }, FALSE, 115);
   add_column (self->sizes_view, _("GGUF Bytes"),
-              &(Column) { size_target, NULL, "numeric", FALSE, 1.0 }, FALSE, 130);
+              &(Column) { size_target, NULL, "numeric", FALSE, 1.0 }, FALSE, 115);
   add_column (self->sizes_view, _("Difference"),
-              &(Column) { size_delta, NULL, "numeric", FALSE, 1.0 }, FALSE, 120);
+              &(Column) { size_delta, NULL, "numeric", FALSE, 1.0 }, FALSE, 105);
   add_column (self->sizes_view, _("Explanation"),
               &(Column) { size_explanation, NULL, NULL, TRUE, 0 }, TRUE, 0);
 }

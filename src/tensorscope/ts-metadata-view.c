@@ -674,6 +674,8 @@ ts_metadata_view_init (TsMetadataView *self)
   g_autoptr(GtkListItemFactory) item_factory = gtk_signal_list_item_factory_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* "0–499 of 128,256" may be cut short in a narrow window */
+  ts_label_add_full_text_tooltip (self->page_label);
 
   add_column_factory (self->key_column, CELL_KEY);
   add_column_factory (self->type_column, CELL_TYPE);

@@ -323,6 +323,22 @@ test_open_gguf (void)
   /* a second file opens a second window: this one is not empty any more */
   g_assert_false (ts_window_is_empty (window));
 
+  /* narrow enough to sit beside another window on a 1366-pixel screen,
+   * on every view */
+  {
+    const char *views[] = { "metadata", "summary", "tensors" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+      {
+        int min_width = 0;
+
+        ts_window_show_view (window, views[i]);
+        gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1,
+                            &min_width, NULL, NULL, NULL);
+        g_test_message ("minimum width with the %s: %d", views[i], min_width);
+        g_assert_cmpint (min_width, <=, 683);
+      }
+  }
   save_screenshot (GTK_WIDGET (window), "model-gguf.png");
   save_screenshot (GTK_WIDGET (ts_window_get_layout_view (window)), "layout-view.png");
 

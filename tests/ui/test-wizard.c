@@ -248,6 +248,17 @@ on_verify_done (gpointer data)
          g_strcmp0 (state, "running") != 0 && !ts_convert_wizard_get_busy (data);
 }
 
+/* narrow enough to sit beside another window on a 1366-pixel screen */
+static void
+assert_fits_half_screen (GtkWidget *window)
+{
+  int min_width = 0;
+
+  gtk_widget_measure (window, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+  g_test_message ("minimum width: %d", min_width);
+  g_assert_cmpint (min_width, <=, 683);
+}
+
 static void
 test_wizard_end_to_end (void)
 {
@@ -305,6 +316,7 @@ test_wizard_end_to_end (void)
   g_assert_true (g_str_has_suffix (target_path, "-BF16.gguf"));
   g_assert_false (g_file_test (target_path, G_FILE_TEST_EXISTS));
   save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview.png");
+  assert_fits_half_screen (GTK_WIDGET (wizard));
 
   /* 4. Convert, then 5. Verify: the audit runs by itself */
   ts_convert_wizard_go_next (wizard);
@@ -312,6 +324,18 @@ test_wizard_end_to_end (void)
   ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
   g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "result");
+  assert_fits_half_screen (GTK_WIDGET (wizard));
+  {
+    int w, h;
+
+    /* how the result looks at half a 1366-pixel screen */
+    gtk_window_get_default_size (GTK_WINDOW (wizard), &w, &h);
+    gtk_window_set_default_size (GTK_WINDOW (wizard), 683, h);
+    ts_test_run_for (400);
+    save_screenshot (GTK_WIDGET (wizard), "wizard-5-verify-narrow.png");
+    gtk_window_set_default_size (GTK_WINDOW (wizard), w, h);
+    ts_test_run_for (200);
+  }
   g_assert_true (g_file_test (target_path, G_FILE_TEST_IS_REGULAR));
   g_assert_cmpint (g_stat (target_path, &st), ==, 0);
   g_assert_cmpuint (ts_conversion_plan_get_predicted_size (plan), ==, (guint64) st.st_size);
