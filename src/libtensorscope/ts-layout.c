@@ -108,6 +108,7 @@ struct _TsLayout
   guint64      view_end;
   gboolean     show_title;
   gboolean     show_legend;
+  gboolean     dark;          /* light text on a dark ground (on screen only) */
 
   double       width;
   double       height;
@@ -316,6 +317,31 @@ measure_text (TsLayout   *self,
   set_font (self->measure_cr, size, bold);
   cairo_text_extents (self->measure_cr, text, &ext);
   return ext.x_advance;
+}
+
+/* The greys of the picture (ground, text, rulers, separators) for a dark
+ * style; the colours that mean something (kinds, roles) stay. */
+static guint32
+neutral (const TsLayout *self,
+         guint32         rgb)
+{
+  static const guint32 map[][2] = {
+    { 0xffffff, 0x1e1e1e },   /* ground, separators */
+    { 0x241f31, 0xffffff },   /* text */
+    { 0x5e5c64, 0xc0bfbc },   /* secondary text */
+    { 0x3d3846, 0xdeddda },   /* ruler numbers */
+    { 0xdeddda, 0x3d3846 },   /* ruler stripes */
+    { 0xc0bfbc, 0x5e5c64 },
+    { 0xf6f5f4, 0x303030 },   /* the track */
+    { 0x77767b, 0x9a9996 },   /* leader lines */
+  };
+
+  if (!self->dark)
+    return rgb;
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (map[i][0] == rgb)
+      return map[i][1];
+  return rgb;
 }
 
 static void
@@ -883,6 +909,7 @@ ts_layout_copy (TsLayout *self)
   copy->view_end = self->view_end;
   copy->show_title = self->show_title;
   copy->show_legend = self->show_legend;
+  copy->dark = self->dark;
 
   return copy;
 }
@@ -980,6 +1007,29 @@ ts_layout_set_show_legend (TsLayout *self,
   g_return_if_fail (TS_IS_LAYOUT (self));
 
   self->show_legend = !!show_legend;
+}
+
+/**
+ * ts_layout_set_dark:
+ * @self: a layout
+ * @dark: %TRUE for light text and greys on a dark ground
+ *
+ * For drawing on screen in a dark style. Exports keep the light picture
+ * unless asked otherwise. Takes effect at the next draw.
+ */
+void
+ts_layout_set_dark (TsLayout *self,
+                    gboolean  dark)
+{
+  g_return_if_fail (TS_IS_LAYOUT (self));
+  self->dark = !!dark;
+}
+
+gboolean
+ts_layout_get_dark (TsLayout *self)
+{
+  g_return_val_if_fail (TS_IS_LAYOUT (self), FALSE);
+  return self->dark;
 }
 
 gboolean
@@ -1787,14 +1837,14 @@ draw_strip_bands (TsLayout *self,
       cairo_fill (cr);
       if (t->width >= 4)
         {
-          set_rgb (cr, 0xffffff, 0.7);
+          set_rgb (cr, neutral (self, 0xffffff), 0.7);
           cairo_rectangle (cr, t->x + t->width - 0.5, t->y, 0.5, t->height);
           cairo_fill (cr);
         }
     }
 
   /* region boundaries */
-  set_rgb (cr, 0xffffff, 1.0);
+  set_rgb (cr, neutral (self, 0xffffff), 1.0);
   for (guint i = 1; i < strip->n_visible_regions; i++)
     {
       TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_visible_region + i);
@@ -1824,12 +1874,12 @@ draw_strip_ruler (TsLayout *self,
       double w = span->x1 - span->x0;
       double tw = measure_text (self, text, 9, FALSE);
 
-      set_rgb (cr, span->layer % 2 == 0 ? 0xdeddda : 0xc0bfbc, 1.0);
+      set_rgb (cr, neutral (self, span->layer % 2 == 0 ? 0xdeddda : 0xc0bfbc), 1.0);
       cairo_rectangle (cr, span->x0, y + 2, w, RULER_HEIGHT - 3);
       cairo_fill (cr);
       if (tw + 4 <= w)
         draw_text (self, cr, text, span->x0 + (w - tw) / 2, y + RULER_HEIGHT - 4,
-                   9, FALSE, 0x3d3846);
+                   9, FALSE, neutral (self, 0x3d3846));
     }
 }
 
@@ -1846,7 +1896,7 @@ draw_strip_labels (TsLayout *self,
       double tx = CLAMP (cx, box->x, box->x + box->width);
 
       /* leader line from the band to its label */
-      set_rgb (cr, 0x77767b, 1.0);
+      set_rgb (cr, neutral (self, 0x77767b), 1.0);
       cairo_set_line_width (cr, 1.0);
       cairo_move_to (cr, cx, r->y + r->height + 1);
       cairo_line_to (cr, cx, r->y + r->height + 5);
@@ -1858,8 +1908,8 @@ draw_strip_labels (TsLayout *self,
       set_rgb (cr, ts_layout_get_kind_color (r->kind), 1.0);
       cairo_rectangle (cr, box->x, box->y + 1, 3, 25);
       cairo_fill (cr);
-      draw_text (self, cr, r->label, box->x + 7, box->y + 12, 12, TRUE, 0x241f31);
-      draw_text (self, cr, box->line2, box->x + 7, box->y + 26, 10.5, FALSE, 0x5e5c64);
+      draw_text (self, cr, r->label, box->x + 7, box->y + 12, 12, TRUE, neutral (self, 0x241f31));
+      draw_text (self, cr, box->line2, box->x + 7, box->y + 26, 10.5, FALSE, neutral (self, 0x5e5c64));
     }
 }
 
@@ -1872,17 +1922,17 @@ draw_strip (TsLayout *self,
   guint64 vis_end = MIN (self->view_end, strip->size);
   double rw;
 
-  draw_text (self, cr, strip->heading, self->x0, strip->y + 14, 12.5, TRUE, 0x241f31);
+  draw_text (self, cr, strip->heading, self->x0, strip->y + 14, 12.5, TRUE, neutral (self, 0x241f31));
 
   if (vis_end > self->view_start)
     range = format_range (self->view_start, vis_end);
   else
     range = g_strdup (_("nothing in the range shown"));
   rw = measure_text (self, range, 10.5, FALSE);
-  draw_text (self, cr, range, self->x1 - rw, strip->y + 14, 10.5, FALSE, 0x5e5c64);
+  draw_text (self, cr, range, self->x1 - rw, strip->y + 14, 10.5, FALSE, neutral (self, 0x5e5c64));
 
   /* the track: the strip's full extent on the common scale */
-  set_rgb (cr, 0xf6f5f4, 1.0);
+  set_rgb (cr, neutral (self, 0xf6f5f4), 1.0);
   cairo_rectangle (cr, self->x0, strip->bar_y, self->x1 - self->x0, BAR_HEIGHT);
   cairo_fill (cr);
 
@@ -1917,7 +1967,7 @@ draw_legend (TsLayout *self,
           cairo_rectangle (cr, item->x, item->y + 3, 14, 14);
           cairo_fill (cr);
         }
-      draw_text (self, cr, text, item->x + 20, item->y + 14.5, 12, FALSE, 0x241f31);
+      draw_text (self, cr, text, item->x + 20, item->y + 14.5, 12, FALSE, neutral (self, 0x241f31));
     }
 }
 
@@ -1938,14 +1988,19 @@ ts_layout_draw (TsLayout *self,
 
   cairo_save (cr);
 
-  set_rgb (cr, 0xffffff, 1.0);
-  cairo_rectangle (cr, 0, 0, self->width, self->height);
-  cairo_fill (cr);
+  /* a dark picture leaves its ground to the widget's style, whose dark
+   * greys differ from theme to theme */
+  if (!self->dark)
+    {
+      set_rgb (cr, 0xffffff, 1.0);
+      cairo_rectangle (cr, 0, 0, self->width, self->height);
+      cairo_fill (cr);
+    }
 
   if (self->show_title)
     {
-      draw_text (self, cr, self->title, self->x0, MARGIN + 20, 20, TRUE, 0x241f31);
-      draw_text (self, cr, self->subtitle, self->x0, MARGIN + 41, 12.5, FALSE, 0x5e5c64);
+      draw_text (self, cr, self->title, self->x0, MARGIN + 20, 20, TRUE, neutral (self, 0x241f31));
+      draw_text (self, cr, self->subtitle, self->x0, MARGIN + 41, 12.5, FALSE, neutral (self, 0x5e5c64));
     }
 
   for (guint s = 0; s < self->strips->len; s++)
@@ -2029,8 +2084,11 @@ draw_fitted (TsLayout *layout,
 {
   double scale = MIN (1.0, height / layout->height);
 
-  set_rgb (cr, 0xffffff, 1.0);
-  cairo_paint (cr);
+  if (!layout->dark)
+    {
+      set_rgb (cr, 0xffffff, 1.0);
+      cairo_paint (cr);
+    }
   cairo_translate (cr, (width - layout->width * scale) / 2, 0);
   cairo_scale (cr, scale, scale);
   ts_layout_draw (layout, cr);

@@ -115,6 +115,9 @@ gboolean            ts_layout_get_show_title    (TsLayout      *self);
 void                ts_layout_set_title         (TsLayout      *self,
                                                  const char    *title);
 const char         *ts_layout_get_title         (TsLayout      *self);
+void                ts_layout_set_dark          (TsLayout      *self,
+                                                 gboolean       dark);
+gboolean            ts_layout_get_dark          (TsLayout      *self);
 void                ts_layout_set_show_legend   (TsLayout      *self,
                                                  gboolean       show_legend);
 gboolean            ts_layout_get_show_legend   (TsLayout      *self);

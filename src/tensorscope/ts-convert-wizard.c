@@ -1037,6 +1037,7 @@ draw_layout (GtkDrawingArea *area,
     return;
   if (ts_layout_get_width (self->layout) != width)
     ts_layout_allocate (self->layout, width);
+  ts_layout_set_dark (self->layout, ts_widget_has_dark_style (GTK_WIDGET (area)));
   ts_layout_draw (self->layout, cr);
 }
 

@@ -131,3 +131,18 @@ ts_natural_compare (const char *a,
     }
   return (guchar) *a < (guchar) *b ? -1 : (guchar) *a > (guchar) *b ? 1 : 0;
 }
+
+gboolean
+ts_widget_has_dark_style (GtkWidget *widget)
+{
+  GdkRGBA fg;
+
+  /* the one place that asks for a widget's colour: GTK 4.10 replaced the
+   * style context call */
+#if GTK_CHECK_VERSION (4, 10, 0)
+  gtk_widget_get_color (widget, &fg);
+#else
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+#endif
+  return 0.2126 * fg.red + 0.7152 * fg.green + 0.0722 * fg.blue > 0.5;
+}

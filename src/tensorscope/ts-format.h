@@ -24,6 +24,10 @@ char *ts_format_display_text (const char *text,
 int   ts_natural_compare (const char *a,
                           const char *b);
 
+/* TRUE when @widget's style draws light text (a dark style): pictures
+ * drawn in cairo follow it */
+gboolean ts_widget_has_dark_style (GtkWidget *widget);
+
 /* Shows a label's whole text as its tooltip when it is ellipsized. The text
  * is looked up when the tooltip is asked for: setting tooltips while binding
  * list rows costs an X round trip per cell and stalls the main loop. */

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "ts-format.h"
 #include "ts-layout-view.h"
 
 /* TsLayout computes the geometry and draws the static picture; this widget
@@ -961,6 +962,7 @@ ts_layout_view_set_layout (TsLayoutView *self,
   self->selected_band = self->hover_band = self->focus_band = TS_LAYOUT_NO_BAND;
   if (layout != NULL)
     {
+      ts_layout_set_dark (layout, ts_widget_has_dark_style (GTK_WIDGET (self)));
       label = g_strdup_printf (_("Byte layout of %s"),
                                ts_model_file_get_display_name (ts_layout_get_model (layout)));
       gtk_accessible_update_property (GTK_ACCESSIBLE (self),
@@ -1084,6 +1086,22 @@ ts_layout_view_set_property (GObject      *object,
     }
 }
 
+/* the picture follows the style: light text on a dark ground in a dark one */
+static void
+ts_layout_view_css_changed (GtkWidget         *widget,
+                            GtkCssStyleChange *change)
+{
+  TsLayoutView *self = TS_LAYOUT_VIEW (widget);
+
+  GTK_WIDGET_CLASS (ts_layout_view_parent_class)->css_changed (widget, change);
+  if (self->layout != NULL &&
+      ts_layout_get_dark (self->layout) != ts_widget_has_dark_style (widget))
+    {
+      ts_layout_set_dark (self->layout, ts_widget_has_dark_style (widget));
+      view_changed (self);
+    }
+}
+
 static void
 ts_layout_view_class_init (TsLayoutViewClass *klass)
 {
@@ -1099,6 +1117,7 @@ ts_layout_view_class_init (TsLayoutViewClass *klass)
   widget_class->get_request_mode = ts_layout_view_get_request_mode;
   widget_class->size_allocate = ts_layout_view_size_allocate;
   widget_class->snapshot = ts_layout_view_snapshot;
+  widget_class->css_changed = ts_layout_view_css_changed;
   widget_class->query_tooltip = ts_layout_view_query_tooltip;
 
   properties[PROP_LAYOUT] =

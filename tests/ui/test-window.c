@@ -421,6 +421,61 @@ test_sort_filter (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* the luminance (0..1) of the pixel at @x, @y of @texture */
+static double
+pixel_luminance (GdkTexture *texture,
+                 int         x,
+                 int         y)
+{
+  int w = gdk_texture_get_width (texture), h = gdk_texture_get_height (texture);
+  g_autofree guint32 *pixels = g_new (guint32, (gsize) w * h);
+  guint32 p;
+
+  gdk_texture_download (texture, (guchar *) pixels, (gsize) w * 4);
+  p = pixels[(gsize) y * w + x];   /* premultiplied ARGB, native endian */
+  return (0.2126 * ((p >> 16) & 0xff) + 0.7152 * ((p >> 8) & 0xff) + 0.0722 * (p & 0xff)) / 255.0;
+}
+
+static gboolean
+layout_drawn (gpointer data)
+{
+  return !ts_layout_view_get_pending (data);
+}
+
+static gboolean
+layout_dark_and_drawn (gpointer data)
+{
+  TsLayoutView *view = data;
+
+  return ts_layout_get_dark (ts_layout_view_get_layout (view)) && !ts_layout_view_get_pending (view);
+}
+
+/* In a dark style the layout picture is light on dark, not a white box */
+static void
+test_dark_style (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  GtkSettings *settings = gtk_settings_get_default ();
+  g_autoptr(GdkTexture) light = NULL;
+  g_autoptr(GdkTexture) dark = NULL;
+
+  ts_test_wait_until (layout_drawn, view, 10, "the picture");
+  light = ts_test_render_widget (GTK_WIDGET (view), "light layout");
+  g_assert_false (ts_layout_get_dark (ts_layout_view_get_layout (view)));
+  g_assert_cmpfloat (pixel_luminance (light, 4, 4), >, 0.9);
+
+  g_object_set (settings, "gtk-application-prefer-dark-theme", TRUE, NULL);
+  ts_test_wait_until (layout_dark_and_drawn, view, 10, "the dark picture");
+  ts_test_run_for (200);
+  dark = ts_test_render_widget (GTK_WIDGET (view), "dark layout");
+  g_assert_cmpfloat (pixel_luminance (dark, 4, 4), <, 0.3);
+  save_screenshot (GTK_WIDGET (window), "model-dark.png");
+
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_selection_sync (void)
 {
@@ -934,6 +989,7 @@ main (int   argc,
   g_test_add_func ("/window/metadata", test_metadata);
   g_test_add_func ("/window/hostile", test_hostile);
   g_test_add_func ("/window/drop", test_drop);
+  g_test_add_func ("/window/dark-style", test_dark_style);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/show-export", test_show_export);

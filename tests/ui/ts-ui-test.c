@@ -62,19 +62,13 @@ snapshot_widget (GtkWidget *widget,
   return gtk_snapshot_free_to_node (snapshot);
 }
 
-void
-ts_test_save_screenshot (GtkWidget  *widget,
-                         const char *name,
-                         guint       settle_ms)
+GdkTexture *
+ts_test_render_widget (GtkWidget  *widget,
+                       const char *name)
 {
-  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
   g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
   int width = 0, height = 0;
 
-  if (settle_ms > 0)
-    ts_test_run_for (settle_ms);
   for (guint i = 0; i < 200 && node == NULL; i++)
     {
       width = gtk_widget_get_width (widget);
@@ -86,13 +80,26 @@ ts_test_save_screenshot (GtkWidget  *widget,
     }
   if (node == NULL)
     g_error ("%s: the widget was never drawn (%d × %d)", name, width, height);
+  return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                      node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
 
+void
+ts_test_save_screenshot (GtkWidget  *widget,
+                         const char *name,
+                         guint       settle_ms)
+{
+  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+
+  if (settle_ms > 0)
+    ts_test_run_for (settle_ms);
+  texture = ts_test_render_widget (widget, name);
   if (dir == NULL)
     dir = g_get_tmp_dir ();
   g_mkdir_with_parents (dir, 0755);
   path = g_build_filename (dir, name, NULL);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
-                                         node, &GRAPHENE_RECT_INIT (0, 0, width, height));
   g_assert_true (gdk_texture_save_to_png (texture, path));
   g_test_message ("screenshot: %s", path);
 }

@@ -26,6 +26,9 @@ void ts_test_wait_until      (TsTestCondition  condition,
  * letting the main loop run @settle_ms (for transitions), and once it is
  * mapped, allocated and has drawn (a loaded machine or a sanitizer build
  * can take seconds to get there). */
+/* the widget drawn as it is now (@name for the error if it never is) */
+GdkTexture *ts_test_render_widget (GtkWidget  *widget,
+                                   const char *name);
 void ts_test_save_screenshot (GtkWidget  *widget,
                               const char *name,
                               guint       settle_ms);
