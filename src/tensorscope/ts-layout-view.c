@@ -647,13 +647,33 @@ center_x (TsLayoutView *self)
   return (x0 + x1) / 2;
 }
 
+/* A zoom step (keys, buttons) is a range Alt+Left goes back to, as a zoom
+ * into a band is; the small steps of the wheel and of a pinch are not. */
+static void
+zoom_step (TsLayoutView *self,
+           double        factor)
+{
+  guint64 start, end, new_start, new_end;
+
+  if (self->layout == NULL)
+    return;
+  ts_layout_get_view_range (self->layout, &start, &end);
+  zoom_around (self, factor, center_x (self));
+  ts_layout_get_view_range (self->layout, &new_start, &new_end);
+  if (new_start != start || new_end != end)
+    {
+      Range range = { start, end };
+
+      g_array_append_val (self->history, range);
+    }
+}
+
 void
 ts_layout_view_zoom_in (TsLayoutView *self)
 {
   g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
 
-  if (self->layout != NULL)
-    zoom_around (self, self->zoom_step, center_x (self));
+  zoom_step (self, self->zoom_step);
 }
 
 void
@@ -661,8 +681,7 @@ ts_layout_view_zoom_out (TsLayoutView *self)
 {
   g_return_if_fail (TS_IS_LAYOUT_VIEW (self));
 
-  if (self->layout != NULL)
-    zoom_around (self, 1.0 / self->zoom_step, center_x (self));
+  zoom_step (self, 1.0 / self->zoom_step);
 }
 
 void

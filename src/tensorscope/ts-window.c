@@ -648,7 +648,8 @@ on_zoom_changed (TsWindow *self)
       b = ts_format_count (end);
       factor = (double) ts_layout_get_max_part_size (layout) / (double) MAX (end - start, 1);
       /* Translators: the byte range shown and the magnification */
-      text = g_strdup_printf (_("bytes %s – %s · %.3g×"), a, b, factor);
+      text = g_strdup_printf (factor < 10 ? _("bytes %s – %s · %.1f×") : _("bytes %s – %s · %.0f×"),
+                              a, b, factor);
     }
   else
     text = g_strdup (_("whole file, to scale"));

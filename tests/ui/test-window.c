@@ -548,6 +548,19 @@ test_zoom (void)
   g_assert_cmpuint (end - start, <, 2 * ts_tensor_get_size (tensor));
   save_screenshot (GTK_WIDGET (window), "zoomed.png");
 
+  /* a zoom step from there, then back: to the band, not to the whole file */
+  {
+    guint64 band_start = start, band_end = end;
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-in", NULL));
+    ts_layout_get_view_range (layout, &start, &end);
+    g_assert_cmpuint (end - start, <, band_end - band_start);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-back", NULL));
+    ts_layout_get_view_range (layout, &start, &end);
+    g_assert_cmpuint (start, ==, band_start);
+    g_assert_cmpuint (end, ==, band_end);
+  }
+
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-back", NULL));
   g_assert_false (ts_layout_view_get_zoomed (view));
 
