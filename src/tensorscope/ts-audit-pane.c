@@ -41,6 +41,8 @@ struct _TsAuditPane
   GtkSearchEntry      *search_entry;
   GtkCheckButton      *failures_check;
   GtkLabel            *pairs_count_label;
+  GtkStack            *pairs_stack;
+  GtkLabel            *pairs_empty_label;
   GtkLabel            *sizes_total_label;
 };
 
@@ -304,6 +306,31 @@ update_pairs_count (TsAuditPane *self)
                                        "%u of %u tensor pairs", total),
                           shown, total);
   gtk_label_set_text (self->pairs_count_label, text);
+
+  /* an empty table says why */
+  if (shown == 0 && total > 0)
+    {
+      g_autofree char *why = NULL;
+
+      if (self->filter_text != NULL && self->filter_text[0] != '\0')
+        why = g_strdup_printf (_("No tensor pair matches “%s”."), self->filter_text);
+      else
+        why = g_strdup (_("No tensor failed: every value is what its output type promises."));
+      gtk_label_set_text (self->pairs_empty_label, why);
+      gtk_stack_set_visible_child_name (self->pairs_stack, "empty");
+    }
+  else
+    gtk_stack_set_visible_child_name (self->pairs_stack, "list");
+}
+
+const char *
+ts_audit_pane_get_pairs_placeholder (TsAuditPane *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_PANE (self), NULL);
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->pairs_stack), "empty") != 0)
+    return NULL;
+  return gtk_label_get_text (self->pairs_empty_label);
 }
 
 static void
@@ -998,6 +1025,8 @@ ts_audit_pane_class_init (TsAuditPaneClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, search_entry);
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, failures_check);
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, pairs_count_label);
+  gtk_widget_class_bind_template_child (widget_class, TsAuditPane, pairs_stack);
+  gtk_widget_class_bind_template_child (widget_class, TsAuditPane, pairs_empty_label);
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, sizes_total_label);
   gtk_widget_class_bind_template_callback (widget_class, on_filter_changed);
 

@@ -54,4 +54,7 @@ char          *ts_audit_report_render_html     (TsAuditReport       *report,
                                                 TsModelFile         *target,
                                                 GError             **error);
 
+/* the text shown instead of an empty tensor table, NULL while it has rows */
+const char  *ts_audit_pane_get_pairs_placeholder (TsAuditPane *self);
+
 G_END_DECLS

@@ -352,9 +352,16 @@ test_wizard_end_to_end (void)
     }
   g_assert_cmpuint (g_list_model_get_n_items (ts_audit_pane_get_pair_rows (pane)), ==,
                     g_list_model_get_n_items (ts_audit_report_get_pairs (report)));
+  g_assert_null (ts_audit_pane_get_pairs_placeholder (pane));
   ts_audit_pane_set_failures_only (pane, TRUE);
   g_assert_cmpuint (g_list_model_get_n_items (ts_audit_pane_get_pair_rows (pane)), ==, 0);
+  /* not a blank table: it says why there is nothing to show */
+  g_assert_nonnull (strstr (ts_audit_pane_get_pairs_placeholder (pane), "No tensor failed"));
+  ts_audit_pane_show_view (pane, "tensors");
+  save_screenshot (GTK_WIDGET (wizard), "audit-pane-no-failures.png");
   ts_audit_pane_set_failures_only (pane, FALSE);
+  g_assert_null (ts_audit_pane_get_pairs_placeholder (pane));
+  ts_audit_pane_show_view (pane, "checks");
   save_screenshot (GTK_WIDGET (wizard), "wizard-5-verify.png");
   ts_audit_pane_show_view (pane, "tensors");
   save_screenshot (GTK_WIDGET (wizard), "audit-pane-tensors.png");
