@@ -476,6 +476,62 @@ test_dark_style (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static GtkWidget *
+find_descendant (GtkWidget *widget,
+                 GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_descendant (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* one Tab leaves the tensor table, however many rows it has (GTK 4.8 moved
+ * row by row) */
+static void
+test_tab_leaves_table (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  GtkWidget *view = find_descendant (GTK_WIDGET (ts_window_get_tensor_table (window)), GTK_TYPE_COLUMN_VIEW);
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (view);
+  GtkEventController *key = NULL;
+  GtkWidget *focus;
+  gboolean handled = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (g_strcmp0 (gtk_event_controller_get_name (c), "leave-on-tab") == 0)
+        key = c;
+    }
+  g_assert_nonnull (key);
+
+  gtk_widget_grab_focus (view);
+  ts_test_run_for (100);
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (focus == view || gtk_widget_is_ancestor (focus, view));
+
+  g_signal_emit_by_name (key, "key-pressed", GDK_KEY_Tab, 0, 0, &handled);
+  g_assert_true (handled);
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_nonnull (focus);
+  g_assert_false (focus == view || gtk_widget_is_ancestor (focus, view));
+
+  /* the arrow keys are the table's own */
+  gtk_widget_grab_focus (view);
+  g_signal_emit_by_name (key, "key-pressed", GDK_KEY_Down, 0, 0, &handled);
+  g_assert_false (handled);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_selection_sync (void)
 {
@@ -1003,6 +1059,7 @@ main (int   argc,
   g_test_add_func ("/window/hostile", test_hostile);
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/dark-style", test_dark_style);
+  g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/show-export", test_show_export);
