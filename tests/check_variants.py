@@ -333,6 +333,14 @@ def main():
           all(re.search(p, r.stdout) for p in (r"top_p\s+float32\s+0\.9\n", r"freq_base\s+float32\s+500000\n",
                                                r"epsilon\s+float32\s+1e-05\n")), r.stdout[-600:])
 
+    # an empty folder: the message names no byte offset (a folder has none)
+    empty = WORK / "empty-folder"
+    empty.mkdir(exist_ok=True)
+    r = cli("inspect", str(empty))
+    check("an empty folder: a specific message without a byte offset",
+          r.returncode == 1 and "the folder has no .safetensors file" in r.stderr and "byte 0" not in r.stderr,
+          r.stderr.strip())
+
     # ---- refused
     def cfg(fn):
         return lambda d: edit_json(d, "config.json", fn)

@@ -775,8 +775,9 @@ load_folder_without_index (GFile           *dir,
     }
   if (names->len == 0)
     {
-      fail_at (error, dir_name, 0, TS_FORMAT_ERROR_UNKNOWN_FORMAT,
-               "the folder has no .safetensors file and no %s", DEFAULT_INDEX);
+      /* a folder has no byte offset to name */
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_UNKNOWN_FORMAT,
+                   "%s: the folder has no .safetensors file and no %s", dir_name, DEFAULT_INDEX);
       return NULL;
     }
   chosen = model_names->len > 0 ? model_names : names;

@@ -268,7 +268,8 @@ update_navigation (TsConvertWizard *self)
     next_label = _("_Next");
   gtk_button_set_label (self->next_button, next_label);
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), self->page != PAGE_VERIFY);
-  gtk_button_set_label (self->cancel_button, self->page == PAGE_VERIFY ? _("_Close") : _("_Cancel"));
+  /* on the last page Done closes the wizard: no second button for that */
+  gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), self->page != PAGE_VERIFY);
 
   /* Translators: the wizard's subtitle, e.g. "Step 2 of 5: Options" */
   subtitle = g_strdup_printf (_("Step %u of %u: %s"), self->page + 1, N_PAGES,

@@ -228,9 +228,18 @@ static void
 update_count (TsMetadataView *self)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->filter_model));
+  guint total = self->model != NULL ? g_list_model_get_n_items (ts_model_file_get_metadata (self->model)) : 0;
   g_autofree char *count = ts_format_count (n);
-  g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s entry", "%s entries", n),
-                                           count);
+  g_autofree char *total_text = ts_format_count (total);
+  g_autofree char *text = NULL;
+
+  /* as the tensor table counts: "2 of 30 entries" while a filter is on */
+  if (self->query != NULL && self->query[0] != '\0')
+    /* Translators: "2 of 30 entries" */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s of %s entry", "%s of %s entries", total),
+                            count, total_text);
+  else
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s entry", "%s entries", n), count);
 
   gtk_label_set_text (self->count_label, text);
 }
@@ -573,6 +582,24 @@ ts_metadata_view_focus_search (TsMetadataView *self)
   g_return_if_fail (TS_IS_METADATA_VIEW (self));
 
   gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+/* the search entry's text (its search-changed signal comes a moment later) */
+void
+ts_metadata_view_set_filter_text (TsMetadataView *self,
+                                  const char     *text)
+{
+  g_return_if_fail (TS_IS_METADATA_VIEW (self));
+
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), text);
+}
+
+const char *
+ts_metadata_view_get_count_text (TsMetadataView *self)
+{
+  g_return_val_if_fail (TS_IS_METADATA_VIEW (self), NULL);
+
+  return gtk_label_get_text (self->count_label);
 }
 
 guint

@@ -21,6 +21,9 @@ void       ts_metadata_view_set_model_file (TsMetadataView *self,
                                             TsModelFile    *model);
 void       ts_metadata_view_focus_search   (TsMetadataView *self);
 guint      ts_metadata_view_get_n_rows     (TsMetadataView *self);
+void       ts_metadata_view_set_filter_text (TsMetadataView *self,
+                                             const char     *text);
+const char *ts_metadata_view_get_count_text (TsMetadataView *self);
 /* shows the entry with @key in the detail pane; FALSE if there is none */
 gboolean   ts_metadata_view_select_key     (TsMetadataView *self,
                                             const char     *key);

@@ -636,6 +636,19 @@ test_metadata (void)
 
   ts_window_show_view (window, "metadata");
   g_assert_cmpuint (ts_metadata_view_get_n_rows (view), ==, 7);
+  g_assert_cmpstr (ts_metadata_view_get_count_text (view), ==, "7 entries");
+  /* filtered, it counts as the tensor table does */
+  ts_metadata_view_set_filter_text (view, "tokenizer.ggml");
+  ts_test_run_for (500);
+  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), <, 7);
+  {
+    g_autofree char *want = g_strdup_printf ("%u of 7 entries", ts_metadata_view_get_n_rows (view));
+
+    g_assert_cmpstr (ts_metadata_view_get_count_text (view), ==, want);
+  }
+  ts_metadata_view_set_filter_text (view, "");
+  ts_test_run_for (500);
+  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), ==, 7);
 
   g_assert_true (ts_metadata_view_select_key (view, "tokenizer.chat_template"));
   save_screenshot (GTK_WIDGET (window), "metadata-template.png");
