@@ -122,6 +122,8 @@ def check(cli, path, case, label, watcher=None):
                     not any(n in message for n in case["names"]):
                 errors.append("message does not name the file (one of %s): "
                               "%r" % (case["names"], message))
+            elif "message_contains" in case and case["message_contains"] not in message:
+                errors.append("message lacks %r: %r" % (case["message_contains"], message))
     if not os.environ.get("TS_SANITIZER") and rss > RSS_LIMIT_KB:
         errors.append("peak RSS %d MB > %d MB" % (rss // 1024,
                                                  RSS_LIMIT_KB // 1024))

@@ -322,6 +322,20 @@ read_metadata (TsGgufFile    *self,
       if (ts_model_file_lookup_metadata (model, key) != NULL)
         {
           c->pos = entry_offset;
+          if (!g_utf8_validate_len (key_data, (gsize) key_len, NULL))
+            {
+              /* two different byte strings that read as the same text */
+              g_autoptr(GString) raw = g_string_new (NULL);
+
+              for (guint64 b = 0; b < key_len; b++)
+                if (g_ascii_isprint (key_data[b]) && key_data[b] != '\\')
+                  g_string_append_c (raw, key_data[b]);
+                else
+                  g_string_append_printf (raw, "\\x%02x", (guchar) key_data[b]);
+              return fail (error, c, TS_FORMAT_ERROR_DUPLICATE_KEY,
+                           "metadata key '%s' is not valid UTF-8 and reads as '%s', "
+                           "the same as an earlier key", raw->str, key);
+            }
           return fail (error, c, TS_FORMAT_ERROR_DUPLICATE_KEY,
                        "metadata key '%s' appears twice", key);
         }
