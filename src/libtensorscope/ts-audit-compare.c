@@ -598,6 +598,7 @@ typedef struct
   gsize              max_cols;
   long               page_size;
   guint              prefetch_ahead;  /* chunks: threads + PREFETCH_CHUNKS */
+  gulong             chunk_delay_us;  /* test hook: a pause after each chunk */
   TsCompareProgress  progress;
   gpointer           progress_data;
   GCancellable      *cancellable;
@@ -731,6 +732,8 @@ worker (gpointer data)
       for (guint64 row = c->row0; row < c->row1; row++)
         compare_row (c->job, &s, &local, row);
       finish_chunk (runner, c, &local);
+      if (runner->chunk_delay_us > 0)
+        g_usleep (runner->chunk_delay_us);
     }
   scratch_clear (&s);
   return NULL;
@@ -775,6 +778,9 @@ _ts_compare_run (GPtrArray          *jobs,
   runner.progress = progress;
   runner.progress_data = progress_data;
   runner.cancellable = cancellable;
+  /* for the UI tests: an audit slow enough to be closed while it runs */
+  if (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US") != NULL)
+    runner.chunk_delay_us = (gulong) g_ascii_strtoull (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US"), NULL, 10);
   g_mutex_init (&runner.lock);
   for (guint i = 0; i < jobs->len; i++)
     add_chunks (&runner, g_ptr_array_index (jobs, i));

@@ -262,6 +262,15 @@ ts_audit_window_new (GtkApplication *app)
   return g_object_new (TS_TYPE_AUDIT_WINDOW, "application", app, NULL);
 }
 
+/* Closing stops the audit at once: its tasks hold the window, so dispose
+ * would come only once the audit had run to its end. */
+static gboolean
+ts_audit_window_close_request (GtkWindow *window)
+{
+  g_cancellable_cancel (TS_AUDIT_WINDOW (window)->cancellable);
+  return GTK_WINDOW_CLASS (ts_audit_window_parent_class)->close_request (window);
+}
+
 static void
 ts_audit_window_dispose (GObject *object)
 {
@@ -287,6 +296,7 @@ ts_audit_window_class_init (TsAuditWindowClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  GTK_WINDOW_CLASS (klass)->close_request = ts_audit_window_close_request;
   object_class->dispose = ts_audit_window_dispose;
 
   ts_ensure_resources ();

@@ -651,6 +651,43 @@ test_audit_corrupted (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+window_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* Closing the audit window stops its audit at once (the audit's task held
+ * the window, which lived, and audited, until the end) */
+static void
+test_audit_close_while_running (void)
+{
+  g_autoptr(GFile) source = g_file_new_for_path (sample_dir);
+  g_autoptr(GFile) target = NULL;
+  TsAuditWindow *window;
+  gint64 closed_at;
+
+  g_assert_nonnull (converted_path);
+  target = g_file_new_for_path (converted_path);
+  /* paced: half a second after each chunk compared, seconds in all */
+  g_setenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US", "500000", TRUE);
+  g_action_group_activate_action (G_ACTION_GROUP (app), "audit", NULL);
+  window = find_audit_window ();
+  g_assert_nonnull (window);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  ts_audit_window_set_files (window, source, target);
+  ts_audit_window_start (window);
+  ts_test_run_for (700);
+  g_assert_cmpstr (ts_audit_window_get_page (window), ==, "running");
+
+  closed_at = g_get_monotonic_time ();
+  gtk_window_close (GTK_WINDOW (window));
+  ts_test_wait_until (window_gone, &window, 5, "the audit window to go");
+  g_test_message ("gone %.3f s after closing", (g_get_monotonic_time () - closed_at) / 1e6);
+  g_assert_cmpint (g_get_monotonic_time () - closed_at, <, 1500 * 1000);
+  g_unsetenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -678,6 +715,7 @@ main (int   argc,
   g_test_add_func ("/wizard/close-while-converting", test_wizard_close_while_converting);
   g_test_add_func ("/wizard/broken-source", test_wizard_broken_source);
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
+  g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
 
   ret = g_test_run ();
 
