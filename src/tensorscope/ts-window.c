@@ -838,6 +838,8 @@ ts_window_close_request (GtkWindow *window)
                         CLAMP (gtk_paned_get_position (self->paned), 120, 4000));
   g_settings_apply (self->settings);
 
+  /* a load (or a chooser) still running stops with the window */
+  g_cancellable_cancel (self->cancellable);
   return GTK_WINDOW_CLASS (ts_window_parent_class)->close_request (window);
 }
 
