@@ -196,6 +196,38 @@ test_format_count (void)
   g_assert_cmpstr (b, ==, "999");
 }
 
+/* metadata floats at their shortest, read back exactly, with a dot */
+static void
+test_format_float (void)
+{
+  static const struct { double value; gboolean single; const char *text; } cases[] = {
+    { 0.9f, TRUE, "0.9" },
+    { 0.6f, TRUE, "0.6" },
+    { 500000.0f, TRUE, "500000" },
+    { 1e-5f, TRUE, "1e-05" },
+    { 1e11f, TRUE, "100000000000" },
+    { 10000.0, FALSE, "10000" },
+    { 0.0, FALSE, "0" },
+    { -2.5, FALSE, "-2.5" },
+  };
+  /* just below powers of ten, where log10 rounds up */
+  static const double tricky[] = { 999.9999999999999, 99.99999999999999, 0.0009999999999999998,
+                                   999999999999999.5, 1e-45, 5e-324, 1.7976931348623157e308 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = ts_format_float (cases[i].value, cases[i].single);
+
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (tricky); i++)
+    {
+      g_autofree char *text = ts_format_float (tricky[i], FALSE);
+
+      g_assert_cmpfloat (g_ascii_strtod (text, NULL), ==, tricky[i]);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -206,6 +238,7 @@ main (int    argc,
   g_test_add_func ("/core/q8_0", test_q8_0);
   g_test_add_func ("/core/q8_0-random", test_q8_0_random);
   g_test_add_func ("/core/rope-freqs", test_rope_freqs);
+  g_test_add_func ("/core/format-float", test_format_float);
   g_test_add_func ("/core/permutation", test_permutation);
   g_test_add_func ("/core/dtype-table", test_dtype_table);
   g_test_add_func ("/core/format-count", test_format_count);

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -226,6 +227,54 @@ test_truncated_under_mapping (Fixture       *fx,
   g_assert_nonnull (strstr (error->message, "cut short"));
 }
 
+/* A cut inside the last page raises no fault (the rest of the page reads
+ * zeros): the part still says it is damaged, from the file's size. */
+static void
+test_truncated_in_last_page (Fixture       *fx,
+                             gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->out_dir, "cut.gguf", NULL);
+  g_autoptr(GFile) out = g_file_new_for_path (path);
+  g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
+  g_autoptr(TsModelFile) target = NULL;
+  g_autoptr(TsFilePart) part = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (ts_converter_run (converter, out, FALSE, NULL, &error));
+  g_assert_no_error (error);
+  target = ts_model_file_load (out, NULL, &error);
+  g_assert_no_error (error);
+  part = g_list_model_get_item (ts_model_file_get_parts (target), 0);
+  g_assert_false (ts_file_part_is_damaged (part));
+  g_assert_cmpint (truncate (path, (off_t) ts_file_part_get_size (part) - 20), ==, 0);
+  g_assert_true (ts_file_part_is_damaged (part));
+}
+
+/* The guard takes only faults on its own pages: a SIGBUS sent to the
+ * process still ends it, as it did before any file was mapped. */
+static void
+test_sent_sigbus_still_kills (Fixture       *fx,
+                              gconstpointer  data)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *path = g_build_filename (fx->out_dir, "kill.gguf", NULL);
+      g_autoptr(GFile) out = g_file_new_for_path (path);
+      g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
+      g_autoptr(TsModelFile) target = NULL;
+
+      g_assert_true (ts_converter_run (converter, out, FALSE, NULL, NULL));
+      target = ts_model_file_load (out, NULL, NULL);
+      g_assert_nonnull (target);
+      raise (SIGBUS);
+      g_print ("survived\n");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stdout_unmatched ("*survived*");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -238,6 +287,10 @@ main (int   argc,
               test_cancel_after_commit, fixture_teardown);
   g_test_add ("/faults/mapping/truncated", Fixture, NULL, fixture_setup,
               test_truncated_under_mapping, fixture_teardown);
+  g_test_add ("/faults/mapping/truncated-in-last-page", Fixture, NULL, fixture_setup,
+              test_truncated_in_last_page, fixture_teardown);
+  g_test_add ("/faults/mapping/sent-sigbus-still-kills", Fixture, NULL, fixture_setup,
+              test_sent_sigbus_still_kills, fixture_teardown);
 
   return g_test_run ();
 }

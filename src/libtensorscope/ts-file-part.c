@@ -26,7 +26,7 @@ struct _TsFilePart
   guint64      data_offset;
   TsArrayModel *regions;
   int          guard;      /* _ts_map_guard_add() handle of the mapping */
-  gint         damaged;    /* atomic: the file was cut short under the mapping */
+  guint64      dev, ino;   /* the mapped file, when _ts_file_part_open() mapped it */
 };
 
 G_DEFINE_FINAL_TYPE (TsFilePart, ts_file_part, G_TYPE_OBJECT)
@@ -74,7 +74,7 @@ _ts_file_part_new (GFile       *file,
   self->size = size;
   if (mapping != NULL && g_mapped_file_get_length (mapping) > 0)
     self->guard = _ts_map_guard_add (g_mapped_file_get_contents (mapping),
-                                     g_mapped_file_get_length (mapping), &self->damaged);
+                                     g_mapped_file_get_length (mapping));
   return self;
 }
 
@@ -118,8 +118,14 @@ _ts_file_part_open (GFile   *file,
                        "%s: %s", name, local_error->message);
           return NULL;
         }
-      return _ts_file_part_new (file, index, mapping,
-                                g_mapped_file_get_length (mapping));
+      {
+        TsFilePart *self = _ts_file_part_new (file, index, mapping,
+                                              g_mapped_file_get_length (mapping));
+
+        self->dev = (guint64) st.st_dev;
+        self->ino = (guint64) st.st_ino;
+        return self;
+      }
     }
   return _ts_file_part_new (file, index, NULL, 0);
 }
@@ -212,12 +218,23 @@ ts_file_part_get_mapping (TsFilePart *self)
 /**
  * ts_file_part_is_damaged:
  *
- * Returns: %TRUE if the file was cut short on disk while it was mapped and
- *   a read past its new end saw zeros instead of its old bytes
+ * Returns: %TRUE if the file was cut short on disk while it was mapped:
+ *   a read past its new end saw zeros instead of its bytes (or it is
+ *   shorter on disk now than when it was opened)
  */
 gboolean
 ts_file_part_is_damaged (TsFilePart *self)
 {
+  g_autofree char *path = NULL;
+  GStatBuf st;
+
   g_return_val_if_fail (TS_IS_FILE_PART (self), FALSE);
-  return __atomic_load_n (&self->damaged, __ATOMIC_ACQUIRE) != 0;
+
+  if (_ts_map_guard_is_damaged (self->guard))
+    return TRUE;
+  /* a cut inside the last page reads zeros without a fault */
+  path = g_file_get_path (self->file);
+  return self->mapping != NULL && self->ino != 0 && path != NULL && g_stat (path, &st) == 0 &&
+         (guint64) st.st_dev == self->dev && (guint64) st.st_ino == self->ino &&
+         (guint64) st.st_size < g_mapped_file_get_length (self->mapping);
 }

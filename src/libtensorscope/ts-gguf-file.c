@@ -676,8 +676,11 @@ _ts_gguf_file_load (GFile           *file,
   cursor.data = ts_file_part_get_contents (part);
   cursor.size = ts_file_part_get_size (part);
   cursor.pos = 0;
+  /* the metadata entries keep the part (and with it the mapping's SIGBUS
+   * guard, see ts-map-guard.c) alive, not only the mapping */
   bytes = ts_file_part_get_mapping (part)
-    ? g_mapped_file_get_bytes (ts_file_part_get_mapping (part))
+    ? g_bytes_new_with_free_func (ts_file_part_get_contents (part), ts_file_part_get_size (part),
+                                  g_object_unref, g_object_ref (part))
     : g_bytes_new_static ("", 0);
 
   if (!read_header (self, &cursor, &n_tensors, &n_kv, error) ||

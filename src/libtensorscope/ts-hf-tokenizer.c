@@ -338,7 +338,7 @@ load_json (GFile       *dir,
   if (!_ts_json_depth_ok (contents, length, TS_JSON_MAX_DEPTH))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s: not strict JSON (a comment or single quote), or arrays or objects nested deeper than %d levels", name, TS_JSON_MAX_DEPTH);
+                   "%s: not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or arrays or objects nested deeper than %d levels", name, TS_JSON_MAX_DEPTH);
       return FALSE;
     }
   *parser = json_parser_new ();

@@ -12,13 +12,14 @@ G_BEGIN_DECLS
 
 /* Reading a page of a mapped file that another program has since cut
  * short raises SIGBUS, which would kill the process. A guarded range
- * instead gets a page of zeros where the file ended, and *@damaged is set
- * (atomically) so the reader can report the change. Returns a handle for
- * _ts_map_guard_remove(), or -1 when every slot is taken (the range is
- * then unguarded, as before). */
-int  _ts_map_guard_add    (const void *start,
-                           gsize       length,
-                           gint       *damaged);
-void _ts_map_guard_remove (int         handle);
+ * instead gets a page of zeros where the file ended, and the range is
+ * flagged damaged. Returns a handle, or -1 when every slot is taken (the
+ * range is then unguarded, as before). A file cut within its last page
+ * reads zeros there with no fault: readers also compare the file's size
+ * on disk with the mapping's. */
+int      _ts_map_guard_add        (const void *start,
+                                   gsize       length);
+gboolean _ts_map_guard_is_damaged (int         handle);
+void     _ts_map_guard_remove     (int         handle);
 
 G_END_DECLS

@@ -6,11 +6,17 @@
  * Model files are read through mmap(). When another program truncates a
  * file we have open (a converter rewriting its output in place, say), the
  * pages past the new end raise SIGBUS on the next access. The handler below
- * looks the address up in a fixed table of guarded ranges (lock-free: it
- * runs in signal context), maps a page of zeros over the faulting page so
- * the access can complete, and flags the range's file as damaged. A fault
- * outside every guarded range goes to the handler that was there before
- * (or kills the process as it would have).
+ * looks the faulting address up in a fixed table of guarded ranges, maps a
+ * page of zeros over the faulting page so the access can complete, and
+ * flags the range as damaged. Anything else -- a fault outside every range,
+ * a SIGBUS sent with kill() -- goes to the action that was there before,
+ * or kills the process as it would have.
+ *
+ * The handler runs in signal context, on any thread, while other threads
+ * may add or remove ranges: each slot has a sequence number, odd while its
+ * range is being written, and the handler takes a range only if the number
+ * was even and unchanged around its reads. The damaged flag lives in the
+ * slot, not behind a pointer a removal could leave dangling.
  */
 
 #include "config.h"
@@ -24,52 +30,81 @@
 
 #define MAX_GUARDS 1024
 
-enum { SLOT_FREE, SLOT_BUSY, SLOT_READY };
-
 typedef struct
 {
-  int       state;      /* atomic */
-  guintptr  start;
-  guintptr  end;
-  gint     *damaged;
+  int       used;       /* atomic: the slot is taken */
+  guint     seq;        /* atomic: odd while start/end are being written */
+  guintptr  start;      /* atomic */
+  guintptr  end;        /* atomic */
+  int       damaged;    /* atomic */
 } Guard;
 
 static Guard guards[MAX_GUARDS];
 static struct sigaction previous;
 static guintptr page_size;
 
+/* the slot whose range holds @addr, or -1 */
+static int
+find_guard (guintptr addr)
+{
+  for (int i = 0; i < MAX_GUARDS; i++)
+    {
+      Guard *g = &guards[i];
+      guint seq = __atomic_load_n (&g->seq, __ATOMIC_ACQUIRE);
+      guintptr start, end;
+
+      if (seq % 2 != 0)
+        continue;
+      start = __atomic_load_n (&g->start, __ATOMIC_RELAXED);
+      end = __atomic_load_n (&g->end, __ATOMIC_RELAXED);
+      __atomic_thread_fence (__ATOMIC_ACQUIRE);
+      if (__atomic_load_n (&g->seq, __ATOMIC_RELAXED) != seq)
+        continue;
+      if (start != 0 && addr >= start && addr < end)
+        return i;
+    }
+  return -1;
+}
+
 static void
 on_sigbus (int        sig,
            siginfo_t *info,
            void      *context)
 {
-  guintptr addr = (guintptr) info->si_addr;
-
-  for (guint i = 0; i < MAX_GUARDS; i++)
+  /* a fault on a mapped page (not a signal sent by a process) */
+  if (info->si_code == BUS_ADRERR)
     {
-      Guard *g = &guards[i];
+      guintptr addr = (guintptr) info->si_addr;
+      int i = find_guard (addr);
 
-      if (__atomic_load_n (&g->state, __ATOMIC_ACQUIRE) != SLOT_READY ||
-          addr < g->start || addr >= g->end)
-        continue;
-      if (mmap ((void *) (addr & ~(page_size - 1)), page_size, PROT_READ,
+      if (i >= 0 &&
+          mmap ((void *) (addr & ~(page_size - 1)), page_size, PROT_READ,
                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
         {
-          __atomic_store_n (g->damaged, 1, __ATOMIC_RELEASE);
+          __atomic_store_n (&guards[i].damaged, 1, __ATOMIC_RELEASE);
           return;
         }
-      break;
     }
 
   /* not ours */
   if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction != NULL)
     previous.sa_sigaction (sig, info, context);
-  else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN)
+  else if (previous.sa_handler == SIG_IGN)
+    {
+      /* a sent signal stays ignored; a real fault would only recur, so it
+       * ends the process as the kernel would have */
+      if (info->si_code > 0)
+        {
+          signal (SIGBUS, SIG_DFL);
+          raise (SIGBUS);
+        }
+    }
+  else if (previous.sa_handler != SIG_DFL)
     previous.sa_handler (sig);
   else
     {
-      /* the access faults again on return, now with the default action */
       signal (SIGBUS, SIG_DFL);
+      raise (SIGBUS);
     }
 }
 
@@ -89,38 +124,48 @@ install_handler (gpointer data)
 
 int
 _ts_map_guard_add (const void *start,
-                   gsize       length,
-                   gint       *damaged)
+                   gsize       length)
 {
   static GOnce once = G_ONCE_INIT;
-
-  g_return_val_if_fail (damaged != NULL, -1);
 
   g_once (&once, install_handler, NULL);
   for (int i = 0; i < MAX_GUARDS; i++)
     {
-      int expected = SLOT_FREE;
+      Guard *g = &guards[i];
+      int expected = 0;
 
-      if (__atomic_compare_exchange_n (&guards[i].state, &expected, SLOT_BUSY, FALSE,
-                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        {
-          guards[i].start = (guintptr) start;
-          guards[i].end = (guintptr) start + length;
-          guards[i].damaged = damaged;
-          __atomic_store_n (&guards[i].state, SLOT_READY, __ATOMIC_RELEASE);
-          return i;
-        }
+      if (!__atomic_compare_exchange_n (&g->used, &expected, 1, FALSE,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        continue;
+      __atomic_add_fetch (&g->seq, 1, __ATOMIC_ACQ_REL);   /* odd: writing */
+      __atomic_store_n (&g->start, (guintptr) start, __ATOMIC_RELAXED);
+      __atomic_store_n (&g->end, (guintptr) start + length, __ATOMIC_RELAXED);
+      __atomic_store_n (&g->damaged, 0, __ATOMIC_RELAXED);
+      __atomic_add_fetch (&g->seq, 1, __ATOMIC_RELEASE);   /* even: ready */
+      return i;
     }
   return -1;
+}
+
+gboolean
+_ts_map_guard_is_damaged (int handle)
+{
+  if (handle < 0 || handle >= MAX_GUARDS)
+    return FALSE;
+  return __atomic_load_n (&guards[handle].damaged, __ATOMIC_ACQUIRE) != 0;
 }
 
 void
 _ts_map_guard_remove (int handle)
 {
+  Guard *g;
+
   if (handle < 0 || handle >= MAX_GUARDS)
     return;
-  __atomic_store_n (&guards[handle].state, SLOT_BUSY, __ATOMIC_RELEASE);
-  guards[handle].start = guards[handle].end = 0;
-  guards[handle].damaged = NULL;
-  __atomic_store_n (&guards[handle].state, SLOT_FREE, __ATOMIC_RELEASE);
+  g = &guards[handle];
+  __atomic_add_fetch (&g->seq, 1, __ATOMIC_ACQ_REL);
+  __atomic_store_n (&g->start, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&g->end, 0, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&g->seq, 1, __ATOMIC_RELEASE);
+  __atomic_store_n (&g->used, 0, __ATOMIC_RELEASE);
 }

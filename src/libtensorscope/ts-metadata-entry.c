@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ts-metadata-entry.h"
@@ -440,15 +441,47 @@ ts_format_float (double   d,
       back = g_ascii_strtod (buf, NULL);
       if (single ? (float) back == (float) d : back == d)
         {
-          /* 500000 rather than 5e+05 where plain decimals are short */
+          /* 500000 rather than 5e+05 where plain decimals are short: as
+           * many decimals as those digits need, the exponent read from the
+           * digits themselves (log10 rounds up just below a power of ten) */
           double mag = fabs (d);
 
           if (mag >= 1e-4 && mag < 1e15)
             {
-              int exponent = (int) floor (log10 (mag));
+              char sci[G_ASCII_DTOSTR_BUF_SIZE];
+              g_autoptr(GString) fixed = g_string_new (NULL);
+              g_autoptr(GString) mantissa = g_string_new (NULL);
+              const char *p;
+              int exponent;
 
-              g_snprintf (format, sizeof format, "%%.%df", MAX (digits - 1 - exponent, 0));
-              g_ascii_formatd (buf, sizeof buf, format, d);
+              /* the same digits, moved: "1.5e+05" -> "150000" (printing the
+               * value with %f would show the double's own digits instead,
+               * 99999997952 for the float32 1e11) */
+              g_snprintf (format, sizeof format, "%%.%de", digits - 1);
+              g_ascii_formatd (sci, sizeof sci, format, d);
+              for (p = sci; *p != '\0' && *p != 'e'; p++)
+                if (g_ascii_isdigit (*p))
+                  g_string_append_c (mantissa, *p);
+              exponent = *p == 'e' ? atoi (p + 1) : 0;
+              if (sci[0] == '-')
+                g_string_append_c (fixed, '-');
+              if (exponent >= 0)
+                {
+                  for (int k = 0; k <= exponent; k++)
+                    g_string_append_c (fixed, k < (int) mantissa->len ? mantissa->str[k] : '0');
+                  if ((int) mantissa->len > exponent + 1)
+                    g_string_append_printf (fixed, ".%s", mantissa->str + exponent + 1);
+                }
+              else
+                {
+                  g_string_append (fixed, "0.");
+                  for (int k = 0; k < -exponent - 1; k++)
+                    g_string_append_c (fixed, '0');
+                  g_string_append (fixed, mantissa->str);
+                }
+              back = g_ascii_strtod (fixed->str, NULL);
+              if (single ? (float) back == (float) d : back == d)
+                g_strlcpy (buf, fixed->str, sizeof buf);
             }
           break;
         }

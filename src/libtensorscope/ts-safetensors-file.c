@@ -434,7 +434,7 @@ parse_header_json (const char   *file_name,
                     "the JSON header is not valid UTF-8");
   if (!_ts_json_depth_ok (json, len, TS_JSON_MAX_DEPTH))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
-                    "the JSON header is not strict JSON (a comment or single quote), or nests arrays or objects deeper than %d levels",
+                    "the JSON header is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels",
                     TS_JSON_MAX_DEPTH);
   if (!check_duplicate_keys (json, len, file_name, 8, error))
     return FALSE;
@@ -608,7 +608,7 @@ parse_index (GFile        *index_file,
                     "the index is larger than 100,000,000 bytes");
   if (!_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    "the index is not strict JSON (a comment or single quote), or nests arrays or objects deeper than %d levels",
+                    "the index is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels",
                     TS_JSON_MAX_DEPTH);
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,

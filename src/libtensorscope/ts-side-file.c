@@ -44,6 +44,7 @@ _ts_load_side_file (GFile         *file,
 {
   g_autofree char *path = g_file_get_path (file);
   g_autofree char *buf = NULL;
+  GStatBuf before;
   struct stat st;
   gsize len = 0;
   int fd, errsv;
@@ -53,6 +54,20 @@ _ts_load_side_file (GFile         *file,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "not a local file");
       return FALSE;
     }
+  /* what the name is, before opening it: opening a device may do things */
+  if (g_stat (path, &before) != 0)
+    {
+      errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
+      return FALSE;
+    }
+  if (!S_ISREG (before.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "not a regular file (a pipe, device or socket)");
+      return FALSE;
+    }
+  /* without blocking, should the name have become a FIFO since */
   fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
   if (fd < 0)
     {
@@ -60,10 +75,17 @@ _ts_load_side_file (GFile         *file,
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
       return FALSE;
     }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+  if (fstat (fd, &st) != 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "not a regular file (a pipe, device or socket)");
+      errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
+      g_close (fd, NULL);
+      return FALSE;
+    }
+  if (!S_ISREG (st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "the file was replaced while it was being opened");
       g_close (fd, NULL);
       return FALSE;
     }

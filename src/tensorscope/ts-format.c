@@ -97,6 +97,8 @@ int
 ts_natural_compare (const char *a,
                     const char *b)
 {
+  const char *a0 = a, *b0 = b;
+
   while (*a != '\0' && *b != '\0')
     {
       if (g_ascii_isdigit (*a) && g_ascii_isdigit (*b))
@@ -129,7 +131,10 @@ ts_natural_compare (const char *a,
       a++;
       b++;
     }
-  return (guchar) *a < (guchar) *b ? -1 : (guchar) *a > (guchar) *b ? 1 : 0;
+  if (*a != *b)
+    return (guchar) *a < (guchar) *b ? -1 : 1;
+  /* "a01" and "a1" are equal as numbers, but not the same name */
+  return strcmp (a0, b0);
 }
 
 gboolean

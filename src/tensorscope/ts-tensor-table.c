@@ -546,6 +546,16 @@ ts_tensor_table_class_init (TsTensorTableClass *klass)
   gtk_widget_class_set_css_name (widget_class, "tensortable");
 }
 
+/* TRUE once the focus is outside @view (a selectable label that takes no
+ * focus still says it did) */
+static gboolean
+focus_left (GtkWidget *view)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (view));
+
+  return focus != NULL && focus != view && !gtk_widget_is_ancestor (focus, view);
+}
+
 /* GTK 4.8's list views take Tab from row to row: leaving a table of 50,000
  * tensors took 50,000 presses. Tab and Shift+Tab leave the table, as they
  * leave any other widget; the arrow keys still move between rows. */
@@ -570,16 +580,17 @@ on_table_key_pressed (TsTensorTable         *self,
   else
     return FALSE;
 
-  /* the next (or previous) widget that takes the focus, outside the table:
-   * the siblings after (before) the table, then after its parent, and so
-   * on up; past the end of the window, its first (last) widget */
-  for (GtkWidget *w = GTK_WIDGET (self); gtk_widget_get_parent (w) != NULL; w = gtk_widget_get_parent (w))
+  /* the next (or previous) widget that takes the focus, outside the list:
+   * the siblings after (before) it, then after its parent (the filter box
+   * comes before it), and so on up; past the end of the window, its first
+   * (last) widget */
+  for (GtkWidget *w = view; gtk_widget_get_parent (w) != NULL; w = gtk_widget_get_parent (w))
     for (GtkWidget *sib = dir == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (w)
                                                     : gtk_widget_get_prev_sibling (w);
          sib != NULL;
          sib = dir == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (sib)
                                           : gtk_widget_get_prev_sibling (sib))
-      if (gtk_widget_child_focus (sib, dir))
+      if (gtk_widget_child_focus (sib, dir) && focus_left (view))
         return TRUE;
   gtk_widget_set_can_focus (view, FALSE);
   gtk_root_set_focus (gtk_widget_get_root (view), NULL);

@@ -385,7 +385,9 @@ test_sort_filter (void)
   /* numbers in names sort as numbers: layer 2 before layer 10 */
   g_assert_cmpint (ts_natural_compare ("blk.2.attn_k.weight", "blk.10.attn_k.weight"), <, 0);
   g_assert_cmpint (ts_natural_compare ("blk.10.x", "blk.9.x"), >, 0);
-  g_assert_cmpint (ts_natural_compare ("a.007", "a.7"), ==, 0);
+  /* equal as numbers, different names: ordered, and consistently */
+  g_assert_cmpint (ts_natural_compare ("a.007", "a.7"), !=, 0);
+  g_assert_cmpint (ts_natural_compare ("a.007", "a.7") > 0, ==, ts_natural_compare ("a.7", "a.007") < 0);
   g_assert_cmpint (ts_natural_compare ("a.7b", "a.7"), >, 0);
   g_assert_cmpint (ts_natural_compare ("token_embd", "output"), >, 0);
   for (guint i = 1; i < n; i++)
@@ -522,6 +524,15 @@ test_tab_leaves_table (void)
   g_assert_true (handled);
   focus = gtk_root_get_focus (GTK_ROOT (window));
   g_assert_nonnull (focus);
+  g_assert_false (focus == view || gtk_widget_is_ancestor (focus, view));
+
+  /* Shift+Tab: to the filter box above the table */
+  gtk_widget_grab_focus (view);
+  g_signal_emit_by_name (key, "key-pressed", GDK_KEY_ISO_Left_Tab, 0, GDK_SHIFT_MASK, &handled);
+  g_assert_true (handled);
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_nonnull (focus);
+  g_assert_true (gtk_widget_is_ancestor (focus, GTK_WIDGET (ts_window_get_tensor_table (window))));
   g_assert_false (focus == view || gtk_widget_is_ancestor (focus, view));
 
   /* the arrow keys are the table's own */
