@@ -183,6 +183,26 @@ test_cancel_after_commit (Fixture       *fx,
   g_assert_false (check_outcome (fx, &r, path));
 }
 
+/* the fixture's plan converted to out/@name, and loaded */
+static TsModelFile *
+convert_and_load (Fixture    *fx,
+                  const char *name,
+                  char      **path)
+{
+  g_autoptr(GFile) out = NULL;
+  g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
+  g_autoptr(GError) error = NULL;
+  TsModelFile *model;
+
+  *path = g_build_filename (fx->out_dir, name, NULL);
+  out = g_file_new_for_path (*path);
+  g_assert_true (ts_converter_run (converter, out, FALSE, NULL, &error));
+  g_assert_no_error (error);
+  model = ts_model_file_load (out, NULL, &error);
+  g_assert_no_error (error);
+  return model;
+}
+
 /* Another program cuts a GGUF short while it is open (mapped): reading it
  * must not kill the process with SIGBUS, the part says it was damaged, and
  * an audit refuses to report on zeros. */
@@ -190,11 +210,9 @@ static void
 test_truncated_under_mapping (Fixture       *fx,
                               gconstpointer  data)
 {
-  g_autofree char *path = g_build_filename (fx->out_dir, "cut.gguf", NULL);
-  g_autoptr(GFile) out = g_file_new_for_path (path);
-  g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
+  g_autofree char *path = NULL;
+  g_autoptr(TsModelFile) target = convert_and_load (fx, "cut.gguf", &path);
   g_autoptr(TsModelFile) source = NULL;
-  g_autoptr(TsModelFile) target = NULL;
   g_autoptr(TsTensor) last = NULL;
   g_autoptr(TsFilePart) part = NULL;
   g_autoptr(GError) error = NULL;
@@ -203,11 +221,7 @@ test_truncated_under_mapping (Fixture       *fx,
   const guint8 *bytes;
   guint64 sum = 0;
 
-  g_assert_true (ts_converter_run (converter, out, FALSE, NULL, &error));
-  g_assert_no_error (error);
   source = ts_model_file_load (ts_conversion_plan_get_dir (fx->plan), NULL, &error);
-  g_assert_no_error (error);
-  target = ts_model_file_load (out, NULL, &error);
   g_assert_no_error (error);
   tensors = ts_model_file_get_tensors (target);
   last = g_list_model_get_item (tensors, g_list_model_get_n_items (tensors) - 1);
@@ -233,17 +247,10 @@ static void
 test_truncated_in_last_page (Fixture       *fx,
                              gconstpointer  data)
 {
-  g_autofree char *path = g_build_filename (fx->out_dir, "cut.gguf", NULL);
-  g_autoptr(GFile) out = g_file_new_for_path (path);
-  g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
-  g_autoptr(TsModelFile) target = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(TsModelFile) target = convert_and_load (fx, "cut.gguf", &path);
   g_autoptr(TsFilePart) part = NULL;
-  g_autoptr(GError) error = NULL;
 
-  g_assert_true (ts_converter_run (converter, out, FALSE, NULL, &error));
-  g_assert_no_error (error);
-  target = ts_model_file_load (out, NULL, &error);
-  g_assert_no_error (error);
   part = g_list_model_get_item (ts_model_file_get_parts (target), 0);
   g_assert_false (ts_file_part_is_damaged (part));
   g_assert_cmpint (truncate (path, (off_t) ts_file_part_get_size (part) - 20), ==, 0);
@@ -258,13 +265,9 @@ test_sent_sigbus_still_kills (Fixture       *fx,
 {
   if (g_test_subprocess ())
     {
-      g_autofree char *path = g_build_filename (fx->out_dir, "kill.gguf", NULL);
-      g_autoptr(GFile) out = g_file_new_for_path (path);
-      g_autoptr(TsConverter) converter = ts_converter_new (fx->plan);
-      g_autoptr(TsModelFile) target = NULL;
+      g_autofree char *path = NULL;
+      g_autoptr(TsModelFile) target = convert_and_load (fx, "kill.gguf", &path);
 
-      g_assert_true (ts_converter_run (converter, out, FALSE, NULL, NULL));
-      target = ts_model_file_load (out, NULL, NULL);
       g_assert_nonnull (target);
       raise (SIGBUS);
       g_print ("survived\n");

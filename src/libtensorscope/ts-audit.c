@@ -1159,18 +1159,21 @@ reconcile_sizes (AuditRun *run)
   measure (run->target, &t);
   add_before_rows (run->report, &s, &t);
   add_type_group_rows (run);
-  add_group_row (run->report, &run->generated, "generated",
-                 plural (run->generated.count, "generated tensor, recomputed from config.json",
-                         "generated tensors, recomputed from config.json"));
-  add_group_row (run->report, &run->dropped, "dropped",
-                 plural (run->dropped.count, "source tensor the converter drops",
-                         "source tensors the converter drops"));
-  add_group_row (run->report, &run->missing, "missing",
-                 plural (run->missing.count, "source tensor without a counterpart",
-                         "source tensors without a counterpart"));
-  add_group_row (run->report, &run->extra, "extra",
-                 plural (run->extra.count, "target tensor without a source",
-                         "target tensors without a source"));
+  {
+    const struct { SizeGroup *group; const char *section, *one, *many; } rows[] = {
+      { &run->generated, "generated", "generated tensor, recomputed from config.json",
+        "generated tensors, recomputed from config.json" },
+      { &run->dropped, "dropped", "source tensor the converter drops",
+        "source tensors the converter drops" },
+      { &run->missing, "missing", "source tensor without a counterpart",
+        "source tensors without a counterpart" },
+      { &run->extra, "extra", "target tensor without a source", "target tensors without a source" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+      add_group_row (run->report, rows[i].group, rows[i].section,
+                     plural (rows[i].group->count, rows[i].one, rows[i].many));
+  }
   _ts_audit_report_add_size_row (run->report, TS_AUDIT_AREA_TENSOR_DATA, "alignment padding",
                                  s.data - s.tensors, t.data - t.tensors,
                                  "zero padding after each tensor up to the alignment");

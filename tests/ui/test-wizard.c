@@ -412,32 +412,26 @@ conversion_stopped (gpointer data)
   return g_strcmp0 (ts_convert_wizard_get_convert_state (data), "running") != 0;
 }
 
-static void
-test_wizard_cancel (void)
+/* A wizard converting a checkpoint of @n_layers to F32 at @out, paced by
+ * a converter test hook (20 ms after each 4 MiB block) so that it is far
+ * from done however fast the disk; returned once the progress shows. */
+static TsConvertWizard *
+start_paced_conversion (const char *dir,
+                        guint       n_layers,
+                        GFile      *out)
 {
-  g_autofree char *dir = g_build_filename (fixture_dir, "big-sample", NULL);
-  g_autofree char *out_dir = g_build_filename (fixture_dir, "cancel-out", NULL);
-  g_autofree char *out_path = g_build_filename (out_dir, "big.gguf", NULL);
-  g_autoptr(GFile) out = g_file_new_for_path (out_path);
   TsSampleOptions options;
   TsConvertWizard *wizard;
-  TsConverter *converter;
-  gint64 cancelled_at;
-  double latency;
 
-  /* big enough that the F32 output (780 MB) takes a while to write, and
-   * with a 20 ms pause after each 4 MiB block (a converter test hook) so
-   * that Stop lands mid-way however fast the disk */
   g_setenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US", "20000", TRUE);
   ts_sample_options_init (&options);
-  options.n_layers = 16;
+  options.n_layers = n_layers;
   options.hidden_size = 1024;
   options.n_heads = 16;
   options.n_kv_heads = 4;
   options.intermediate_size = 2816;
   options.vocab_size = 8192;
   write_sample (dir, &options);
-  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
 
   wizard = open_wizard (dir);
   ts_convert_wizard_go_next (wizard);
@@ -448,9 +442,27 @@ test_wizard_cancel (void)
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
+  ts_test_wait_until (conversion_halfway, wizard, 30, "conversion progress");
+  return wizard;
+}
+
+static void
+test_wizard_cancel (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "big-sample", NULL);
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "cancel-out", NULL);
+  g_autofree char *out_path = g_build_filename (out_dir, "big.gguf", NULL);
+  g_autoptr(GFile) out = g_file_new_for_path (out_path);
+  TsConvertWizard *wizard;
+  TsConverter *converter;
+  gint64 cancelled_at;
+  double latency;
+
+  /* big enough that the F32 output (780 MB) takes a while to write */
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  wizard = start_paced_conversion (dir, 16, out);
 
   /* mid-way: the progress shows, then Stop */
-  ts_test_wait_until (conversion_halfway, wizard, 30, "conversion progress");
   converter = ts_convert_wizard_get_converter (wizard);
   g_assert_nonnull (converter);
   g_assert_cmpfloat (ts_converter_get_fraction (converter), <, 1.0);
@@ -499,28 +511,12 @@ test_wizard_close_while_converting (void)
   g_autofree char *out_path = g_build_filename (out_dir, "existing.gguf", NULL);
   g_autoptr(GFile) out = g_file_new_for_path (out_path);
   g_autofree char *contents = NULL;
-  TsSampleOptions options;
   TsConvertWizard *wizard;
 
-  g_setenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US", "20000", TRUE);
-  ts_sample_options_init (&options);
-  options.n_layers = 8;
-  options.hidden_size = 1024;
-  options.intermediate_size = 2816;
-  options.vocab_size = 8192;
-  write_sample (dir, &options);
   g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
   g_assert_true (g_file_set_contents (out_path, "an older file", -1, NULL));
-
-  wizard = open_wizard (dir);
+  wizard = start_paced_conversion (dir, 8, out);
   g_object_add_weak_pointer (G_OBJECT (wizard), (gpointer *) &wizard);
-  ts_convert_wizard_go_next (wizard);
-  ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_F32);
-  ts_convert_wizard_set_target (wizard, out);
-  ts_convert_wizard_go_next (wizard);
-  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
-  ts_convert_wizard_go_next (wizard);
-  ts_test_wait_until (conversion_halfway, wizard, 30, "conversion progress");
   g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 2);
 
   gtk_window_close (GTK_WINDOW (wizard));
