@@ -6,6 +6,10 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
+#include <glib/gi18n-lib.h>
+
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -130,7 +134,7 @@ require_uint (JsonObject  *obj,
   if (!read_uint (obj, name, &v) || v == 0 || v > G_MAXUINT32)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "config.json: \"%s\" must be a positive integer", name);
+                   _("config.json: \"%s\" must be a positive integer"), name);
       return FALSE;
     }
   *out = (guint) v;
@@ -191,8 +195,8 @@ missing_key (const char  *key,
              GError     **error)
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "config.json: \"%s\" is missing, and its model_type names no config "
-               "class with a default for it (llama and mistral do)", key);
+               _("config.json: \"%s\" is missing, and its model_type names no config "
+               "class with a default for it (llama and mistral do)"), key);
   return FALSE;
 }
 
@@ -243,8 +247,8 @@ read_rope (TsHfConfig  *config,
                      json_object_has_member (rp, "sliding_attention")))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "config.json: %s per attention type (full_attention, sliding_attention) "
-                   "is not supported for this architecture", config->rope_origin);
+                   _("config.json: %s per attention type (full_attention, sliding_attention) "
+                   "is not supported for this architecture"), config->rope_origin);
       return FALSE;
     }
 
@@ -343,7 +347,7 @@ parse_config (TsHfConfig  *config,
   else if (json_object_has_member (root, "max_position_embeddings"))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "config.json: \"max_position_embeddings\" must be an integer from 0 to %u",
+                   _("config.json: \"max_position_embeddings\" must be an integer from 0 to %u"),
                    G_MAXUINT32);
       return FALSE;
     }
@@ -376,16 +380,16 @@ parse_config (TsHfConfig  *config,
   if (config->vocab_size > TS_HF_MAX_VOCAB_SIZE || config->head_dim > TS_HF_MAX_HEAD_DIM)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "config.json: vocab_size %u or head size %u is out of range "
-                   "(at most %u and %u)", config->vocab_size, config->head_dim,
+                   _("config.json: vocab_size %u or head size %u is out of range "
+                   "(at most %u and %u)"), config->vocab_size, config->head_dim,
                    TS_HF_MAX_VOCAB_SIZE, TS_HF_MAX_HEAD_DIM);
       return FALSE;
     }
   if (config->n_heads % config->n_kv_heads != 0 || config->head_dim % 2 != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "config.json: %u attention heads cannot be grouped over %u key/value "
-                   "heads of even size", config->n_heads, config->n_kv_heads);
+                   _("config.json: %u attention heads cannot be grouped over %u key/value "
+                   "heads of even size"), config->n_heads, config->n_kv_heads);
       return FALSE;
     }
   return TRUE;
@@ -411,7 +415,7 @@ ts_hf_config_load (GFile   *dir,
   if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "config.json: %s", local_error->message);
+                   _("config.json: %s"), local_error->message);
       return NULL;
     }
   if (len > 16 * 1024 * 1024 ||
@@ -421,7 +425,7 @@ ts_hf_config_load (GFile   *dir,
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "config.json: not a JSON object%s%s",
+                   _("config.json: not a JSON object%s%s"),
                    local_error ? ": " : "", local_error ? local_error->message : "");
       return NULL;
     }
@@ -513,8 +517,8 @@ ts_arch_for_config (const TsHfConfig  *config,
               !g_str_equal (config->rope_type, "default"))
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "config.json: %s type \"%s\" is not supported "
-                           "(llama3, linear and default are)", config->rope_origin,
+                           _("config.json: %s type \"%s\" is not supported "
+                           "(llama3, linear and default are)"), config->rope_origin,
                            config->rope_type);
               return NULL;
             }
@@ -523,16 +527,16 @@ ts_arch_for_config (const TsHfConfig  *config,
                config->rope_low_freq_factor == 0 || config->rope_high_freq_factor == 0))
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                           "config.json: %s low_freq_factor %g and high_freq_factor %g "
-                           "must differ and be non-zero", config->rope_origin,
+                           _("config.json: %s low_freq_factor %g and high_freq_factor %g "
+                           "must differ and be non-zero"), config->rope_origin,
                            config->rope_low_freq_factor, config->rope_high_freq_factor);
               return NULL;
             }
           return &architectures[i];
         }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-               "config.json: architecture \"%s\" is not supported; Tensorscope "
-               "converts LlamaForCausalLM and MistralForCausalLM checkpoints",
+               _("config.json: architecture \"%s\" is not supported; Tensorscope "
+               "converts LlamaForCausalLM and MistralForCausalLM checkpoints"),
                config->architecture[0] ? config->architecture : "(none)");
   return NULL;
 }
@@ -692,12 +696,12 @@ ts_arch_check_shape (const TsArch      *arch,
   g_string_append_c (have, ']');
   if (rule->cols == DIM_NONE)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 "tensor '%s' has shape %s, but config.json implies [%" G_GUINT64_FORMAT "] "
-                 "(%s); llama.cpp could not load it", hf_name, have->str, rows, rows_what);
+                 _("tensor '%s' has shape %s, but config.json implies [%" PRIu64 "] "
+                 "(%s); llama.cpp could not load it"), hf_name, have->str, rows, rows_what);
   else
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 "tensor '%s' has shape %s, but config.json implies [%" G_GUINT64_FORMAT
-                 ", %" G_GUINT64_FORMAT "] (%s, %s); llama.cpp could not load it",
+                 _("tensor '%s' has shape %s, but config.json implies [%" PRIu64
+                 ", %" PRIu64 "] (%s, %s); llama.cpp could not load it"),
                  hf_name, have->str, rows, cols, rows_what, cols_what);
   return FALSE;
 }

@@ -6,6 +6,10 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "ts-side-file-private.h"
@@ -59,17 +63,17 @@ check_uint (MetaContext *ctx,
   if (entry == NULL || !is_number (entry))
     {
       _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  "the GGUF has no numeric %s; expected %" G_GUINT64_FORMAT " (%s)",
+                                  _("the GGUF has no numeric %s; expected %" PRIu64 " (%s)"),
                                   key, expected, origin);
       return;
     }
   found = ts_metadata_entry_get_uint64 (entry);
   if (found == expected)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
-                                "%" G_GUINT64_FORMAT " (%s)", found, origin);
+                                _("%" PRIu64 " (%s)"), found, origin);
   else
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                "the GGUF says %" G_GUINT64_FORMAT "; expected %" G_GUINT64_FORMAT " (%s)",
+                                _("the GGUF says %" PRIu64 "; expected %" PRIu64 " (%s)"),
                                 found, expected, origin);
 }
 
@@ -90,7 +94,7 @@ check_float (MetaContext *ctx,
   if (entry == NULL || !is_number (entry))
     {
       _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  "the GGUF has no numeric %s; expected %s (%s)", key, want_text, origin);
+                                  _("the GGUF has no numeric %s; expected %s (%s)"), key, want_text, origin);
       return;
     }
   found = (float) ts_metadata_entry_get_double (entry);
@@ -100,7 +104,7 @@ check_float (MetaContext *ctx,
                                 "%s (%s)", found_text, origin);
   else
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                "the GGUF says %s; expected %s (%s)", found_text, want_text, origin);
+                                _("the GGUF says %s; expected %s (%s)"), found_text, want_text, origin);
 }
 
 static void
@@ -111,10 +115,10 @@ check_architecture (MetaContext *ctx)
 
   if (found != NULL && g_str_equal (found, ctx->arch))
     _ts_audit_report_add_check (ctx->report, "metadata:general.architecture", TS_AUDIT_PASS,
-                                "\"%s\", as config.json's architecture implies", found);
+                                _("\"%s\", as config.json's architecture implies"), found);
   else
     _ts_audit_report_add_check (ctx->report, "metadata:general.architecture", TS_AUDIT_FAIL,
-                                "the GGUF says %s%s%s, but config.json's architecture is \"%s\"",
+                                _("the GGUF says %s%s%s, but config.json's architecture is \"%s\""),
                                 found ? "\"" : "", found ? found : "nothing",
                                 found ? "\"" : "", ctx->arch);
 }
@@ -148,13 +152,13 @@ check_vocab (MetaContext *ctx)
   if (tokens == NULL || ts_metadata_entry_get_value_type (tokens) != TS_VALUE_ARRAY)
     {
       _ts_audit_report_add_check (ctx->report, "metadata:tokenizer.ggml.tokens", TS_AUDIT_FAIL,
-                                  "the GGUF has no token list");
+                                  _("the GGUF has no token list"));
       return;
     }
   n = ts_metadata_entry_get_array_length (tokens);
   _ts_audit_report_add_check (ctx->report, "metadata:tokenizer.ggml.tokens",
                               n == ctx->config->vocab_size ? TS_AUDIT_PASS : TS_AUDIT_FAIL,
-                              "%" G_GUINT64_FORMAT " tokens; config.json vocab_size is %u",
+                              _("%" PRIu64 " tokens; config.json vocab_size is %u"),
                               n, ctx->config->vocab_size);
 }
 
@@ -253,20 +257,20 @@ check_special_token (MetaContext *ctx,
   else
     {
       _ts_audit_report_add_check (ctx->report, name, entry ? TS_AUDIT_WARN : TS_AUDIT_PASS,
-                                  "the source names no %s token%s", which,
-                                  entry ? ", yet the GGUF has one" : "");
+                                  entry ? _("the source names no %s token, yet the GGUF has one")
+                                        : _("the source names no %s token"), which);
       return;
     }
   if (entry != NULL && is_number (entry) && (gint64) ts_metadata_entry_get_uint64 (entry) == expected)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
-                                "%" G_GINT64_FORMAT ", as %s says", expected, origin);
+                                _("%" PRId64 ", as %s says"), expected, origin);
   else if (entry != NULL && is_number (entry))
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                "the GGUF says %" G_GUINT64_FORMAT ", but %s is %" G_GINT64_FORMAT,
+                                _("the GGUF says %" PRIu64 ", but %s is %" PRId64),
                                 ts_metadata_entry_get_uint64 (entry), origin, expected);
   else
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                "the GGUF has no %s; %s is %" G_GINT64_FORMAT, key, origin, expected);
+                                _("the GGUF has no %s; %s is %" PRId64), key, origin, expected);
 }
 
 /* tokenizer_config.json's chat_template (a string, or a list whose
@@ -327,8 +331,8 @@ check_chat_template (MetaContext *ctx,
     found = ts_metadata_entry_get_string (entry, &found_len);
   if (want == NULL)
     _ts_audit_report_add_check (ctx->report, name, found ? TS_AUDIT_WARN : TS_AUDIT_PASS,
-                                "the source has no chat template%s",
-                                found ? ", yet the GGUF has one" : ", nor has the GGUF");
+                                "%s", found ? _("the source has no chat template, yet the GGUF has one")
+                                            : _("the source has no chat template, nor has the GGUF"));
   else if (found == NULL)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
                                 "the GGUF has no chat template; tokenizer_config.json has one "
@@ -434,7 +438,7 @@ _ts_audit_compare_metadata (TsAuditReport *report,
     }
   _ts_audit_report_add_check (report, "metadata",
                               n_changed + n_removed + n_added ? TS_AUDIT_WARN : TS_AUDIT_PASS,
-                              "%u keys identical; %u changed%s%s%s; %u removed%s%s%s; %u added%s%s%s",
+                              _("%u keys identical; %u changed%s%s%s; %u removed%s%s%s; %u added%s%s%s"),
                               n_same, n_changed, n_changed ? " (" : "", changed->str, n_changed ? ")" : "",
                               n_removed, n_removed ? " (" : "", removed->str, n_removed ? ")" : "",
                               n_added, n_added ? " (" : "", added->str, n_added ? ")" : "");

@@ -10,6 +10,10 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "ts-audit-private.h"
@@ -43,14 +47,6 @@ enum {
 };
 
 
-/* English only, like the core's other messages */
-static const char *
-plural (guint64     n,
-        const char *one,
-        const char *many)
-{
-  return n == 1 ? one : many;
-}
 
 static GParamSpec *properties[N_PROPS];
 
@@ -330,8 +326,8 @@ choose_mode (AuditRun  *run,
   else
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "an audit compares a checkpoint with its GGUF conversion (source first), "
-                   "two GGUF files, or two Safetensors checkpoints");
+                   _("an audit compares a checkpoint with its GGUF conversion (source first), "
+                   "two GGUF files, or two Safetensors checkpoints"));
       return FALSE;
     }
   run->report = _ts_audit_report_new (run->mode, run->source, run->target);
@@ -366,7 +362,7 @@ load_conversion_inputs (AuditRun  *run,
 
   if (part == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "the source has no files");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("the source has no files"));
       return FALSE;
     }
   run->dir = g_file_get_parent (ts_file_part_get_file (part));
@@ -464,10 +460,10 @@ check_shape (AuditRun    *run,
   t = format_dims (stated, ts_tensor_get_n_dims (target));
   if (TS_IS_GGUF_FILE (run->target) && !TS_IS_GGUF_FILE (run->source) &&
       n == ts_tensor_get_n_dims (target) && n > 1 && memcmp (sdims, stated, n * sizeof (guint64)) == 0)
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "shape %s is stated in source order; GGUF dims "
-                               "must be reversed (fastest-varying first)", s);
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("shape %s is stated in source order; GGUF dims "
+                               "must be reversed (fastest-varying first)"), s);
   else
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "shapes differ: source %s, target %s", s, t);
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("shapes differ: source %s, target %s"), s, t);
   list_add (run->shape_list, run->n_shape_fail++, ts_tensor_get_name (target));
   return FALSE;
 }
@@ -495,8 +491,8 @@ check_type (AuditRun    *run,
     want = run->out_type;
   if (want == TS_DTYPE_UNKNOWN || want == ts_tensor_get_dtype (target))
     return;
-  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "stored as %s, but the converter stores this "
-                             "tensor as %s", ts_tensor_get_dtype_name (target), ts_dtype_get_name (want));
+  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("stored as %s, but the converter stores this "
+                             "tensor as %s"), ts_tensor_get_dtype_name (target), ts_dtype_get_name (want));
   list_add (run->type_list, run->n_type_fail++, name);
 }
 
@@ -538,7 +534,7 @@ pair_up (AuditRun    *run,
     return;
   job = _ts_compare_job_new (pair, source, target, heads, &detail);
   if (job == NULL)
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "values not compared: %s", detail);
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("values not compared: %s"), detail);
   else
     g_ptr_array_add (run->jobs, job);
 }
@@ -554,15 +550,15 @@ match_missing (AuditRun    *run,
   g_free (pair->transform);
   pair->transform = g_strdup ("unmatched");
   if (target_name == NULL && run->arch != NULL)
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the %s architecture has no GGUF name for "
-                               "this tensor", ts_arch_get_name (run->arch));
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the %s architecture has no GGUF name for "
+                               "this tensor"), ts_arch_get_name (run->arch));
   else if (target_name == NULL)
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "no counterpart");
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("no counterpart"));
   else if (g_hash_table_contains (run->claimed, target_name))
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "%s is already the counterpart of another "
-                               "source tensor", target_name);
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("%s is already the counterpart of another "
+                               "source tensor"), target_name);
   else
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the target has no %s", target_name);
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the target has no %s"), target_name);
 }
 
 static void
@@ -672,22 +668,22 @@ check_rope_freqs (AuditRun *run)
   group_count (&run->generated, 0, ts_tensor_get_size (target));
   pair->target_dtype = g_strdup (ts_tensor_get_dtype_name (target));
   if (ts_tensor_get_dtype (target) != TS_DTYPE_F32 || ts_tensor_get_n_elements (target) != n)
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "expected %u F32 values, found %" G_GUINT64_FORMAT
-                               " %s values", n, ts_tensor_get_n_elements (target),
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("expected %u F32 values, found %" PRIu64
+                               " %s values"), n, ts_tensor_get_n_elements (target),
                                ts_tensor_get_dtype_name (target));
   else
     compare_rope_freqs (pair, target, want, n);
   if (pair->n_mismatch > 0)
     {
-      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "%" G_GUINT64_FORMAT " of %u values differ "
-                                 "from the ones recomputed from config.json", pair->n_mismatch, n);
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("%" PRIu64 " of %u values differ "
+                                 "from the ones recomputed from config.json"), pair->n_mismatch, n);
       diagnose_single (pair);
     }
   run->rope_status = pair->status;
   run->rope_detail = g_strdup_printf ("%s: %u values recomputed from config.json (base %g, "
                                       "factor %g), %s", ROPE_FREQS_NAME, n,
                                       run->config->rope_theta, run->config->rope_factor,
-                                      pair->status == TS_AUDIT_PASS ? "bit-exact" : pair->detail);
+                                      pair->status == TS_AUDIT_PASS ? _("bit-exact") : pair->detail);
   _ts_audit_report_add_pair (run->report, pair);
 }
 
@@ -707,7 +703,7 @@ find_extra (AuditRun *run)
       g_free (pair->transform);
       pair->transform = g_strdup ("extra");
       pair->target_dtype = g_strdup (ts_tensor_get_dtype_name (target));
-      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "no source tensor has this role");
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("no source tensor has this role"));
       list_add (run->extra_list, run->extra.count, ts_tensor_get_name (target));
       group_count (&run->extra, 0, ts_tensor_get_size (target));
       _ts_audit_report_add_pair (run->report, pair);
@@ -728,16 +724,16 @@ diagnose_permutation (TsCompareJob *job,
     return FALSE;
   if (_ts_compare_job_matches_variant (job, source, 0, FALSE))
     {
-      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the values are the source rows without "
-                                 "the Q/K permutation: the permutation was not applied");
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are the source rows without "
+                                 "the Q/K permutation: the permutation was not applied"));
       return TRUE;
     }
   for (guint h = 1; h <= MIN (rows, 4096); h++)
     if (h != heads && rows % h == 0 && (rows / h) % 2 == 0 &&
         _ts_compare_job_matches_variant (job, source, h, FALSE))
       {
-        _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the values are the source permuted with "
-                                   "%u heads instead of %u: wrong head count", h, heads);
+        _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are the source permuted with "
+                                   "%u heads instead of %u: wrong head count"), h, heads);
         return TRUE;
       }
   return FALSE;
@@ -768,8 +764,8 @@ diagnose_swap (AuditRun     *run,
       if (_ts_compare_job_matches_variant (job, other, _ts_compare_job_get_permute_heads (job), FALSE) ||
           _ts_compare_job_matches_variant (job, other, 0, FALSE))
         {
-          _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the values are those of %s: tensors "
-                                     "swapped or misnamed", ts_tensor_get_name (other));
+          _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are those of %s: tensors "
+                                     "swapped or misnamed"), ts_tensor_get_name (other));
           return TRUE;
         }
     }
@@ -782,8 +778,8 @@ diagnose_single (TsAuditPair *pair)
   guint64 x = pair->first_expected_bits ^ pair->first_actual_bits;
 
   if (pair->n_mismatch == 1 && pair->bits_width > 0 && x != 0 && (x & (x - 1)) == 0)
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "one value differs by one flipped bit "
-                               "(bit %d of %u)", g_bit_nth_lsf (x, -1), pair->bits_width);
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("one value differs by one flipped bit "
+                               "(bit %d of %u)"), g_bit_nth_lsf (x, -1), pair->bits_width);
 }
 
 static void
@@ -795,15 +791,15 @@ diagnose (AuditRun     *run,
   g_autofree char *n_mismatch = _ts_audit_format_count (pair->n_mismatch);
   g_autofree char *n_values = _ts_audit_format_count (pair->n_values);
 
-  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "%s of %s values differ from the source as "
-                             "the %s type promises", n_mismatch, n_values, pair->target_dtype);
+  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("%s of %s values differ from the source as "
+                             "the %s type promises"), n_mismatch, n_values, pair->target_dtype);
   if (diagnose_permutation (job, pair))
     return;
   if (ts_tensor_get_dtype (source) != TS_DTYPE_BF16 &&
       _ts_compare_job_matches_variant (job, source, _ts_compare_job_get_permute_heads (job), TRUE))
     {
-      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, "the values are the source rounded to "
-                                 "BF16: precision lost");
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are the source rounded to "
+                                 "BF16: precision lost"));
       return;
     }
   if (pair->n_mismatch > 1 && diagnose_swap (run, job, pair))
@@ -834,30 +830,32 @@ add_matching_checks (AuditRun *run)
 
   if (run->missing.count == 0)
     _ts_audit_report_add_check (run->report, "tensor-mapping", TS_AUDIT_PASS,
-                                "%u / %u source tensors matched by role%s", run->n_matched, expected,
-                                run->dropped.count ? " (the converter drops the others)" : "");
+                                run->dropped.count
+                                ? _("%u / %u source tensors matched by role (the converter drops the others)")
+                                : _("%u / %u source tensors matched by role"), run->n_matched, expected);
   else
     _ts_audit_report_add_check (run->report, "tensor-mapping", TS_AUDIT_FAIL,
-                                "%u / %u source tensors matched by role; no counterpart for %s",
+                                _("%u / %u source tensors matched by role; no counterpart for %s"),
                                 run->n_matched, expected, run->missing_list->str);
   if (run->extra.count == 0)
-    _ts_audit_report_add_check (run->report, "extra-tensors", TS_AUDIT_PASS,
-                                "every target tensor has a source%s",
-                                run->generated.count ? " or is generated" : "");
+    _ts_audit_report_add_check (run->report, "extra-tensors", TS_AUDIT_PASS, "%s",
+                                run->generated.count ? _("every target tensor has a source or is generated")
+                                                     : _("every target tensor has a source"));
   else
     _ts_audit_report_add_check (run->report, "extra-tensors", TS_AUDIT_FAIL,
-                                "%u target %s no source: %s", run->extra.count,
-                                run->extra.count == 1 ? "tensor has" : "tensors have",
-                                run->extra_list->str);
+                                g_dngettext (GETTEXT_PACKAGE, "%u target tensor has no source: %s",
+                                             "%u target tensors have no source: %s", run->extra.count),
+                                run->extra.count, run->extra_list->str);
   if (run->n_shape_fail > 0)
-    _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_FAIL, "%u %s: %s",
-                                run->n_shape_fail,
-                                run->n_shape_fail == 1 ? "shape disagrees" : "shapes disagree",
-                                run->shape_list->str);
+    _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_FAIL,
+                                g_dngettext (GETTEXT_PACKAGE, "%u shape disagrees: %s",
+                                             "%u shapes disagree: %s", run->n_shape_fail),
+                                run->n_shape_fail, run->shape_list->str);
   else
-    _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_PASS, "all shapes agree%s",
+    _ts_audit_report_add_check (run->report, "shapes", TS_AUDIT_PASS, "%s",
                                 run->mode == TS_AUDIT_MODE_CONVERSION
-                                ? " under the reversed-dimension convention" : "");
+                                ? _("all shapes agree under the reversed-dimension convention")
+                                : _("all shapes agree"));
 }
 
 static void
@@ -867,16 +865,18 @@ add_type_check (AuditRun *run)
     return;
   if (run->out_type == TS_DTYPE_UNKNOWN)
     _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_WARN,
-                                "general.file_type is missing or not F32/F16/BF16/Q8_0: only the "
-                                "F32 rule for norms and 1-D tensors was checked");
+                                _("general.file_type is missing or not F32/F16/BF16/Q8_0: only the "
+                                "F32 rule for norms and 1-D tensors was checked"));
   if (run->n_type_fail > 0)
     _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_FAIL,
-                                "%u %s not stored in the type the converter writes: %s",
-                                run->n_type_fail, plural (run->n_type_fail, "tensor", "tensors"),
-                                run->type_list->str);
+                                g_dngettext (GETTEXT_PACKAGE,
+                                             "%u tensor not stored in the type the converter writes: %s",
+                                             "%u tensors not stored in the type the converter writes: %s",
+                                             run->n_type_fail),
+                                run->n_type_fail, run->type_list->str);
   else if (run->out_type != TS_DTYPE_UNKNOWN)
     _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_PASS,
-                                "norms and 1-D tensors F32, the others %s (general.file_type)",
+                                _("norms and 1-D tensors F32, the others %s (general.file_type)"),
                                 ts_dtype_get_name (run->out_type));
 }
 
@@ -928,10 +928,14 @@ add_lossy_check (AuditRun *run)
       g_autofree char *values = _ts_audit_format_count (n_values);
 
       _ts_audit_report_add_check (run->report, "lossy-rounding", TS_AUDIT_PASS,
-                                  "%u %s in a type that rounds: %s of %s values changed, "
-                                  "max abs error %.3g, max rel error %.3g (the rounding itself is "
-                                  "checked exactly)", n_lossy, plural (n_lossy, "tensor", "tensors"),
-                                  changed, values, max_abs, max_rel);
+                                  g_dngettext (GETTEXT_PACKAGE,
+                                               "%u tensor in a type that rounds: %s of %s values changed, "
+                                               "max abs error %.3g, max rel error %.3g (the rounding itself "
+                                               "is checked exactly)",
+                                               "%u tensors in a type that rounds: %s of %s values changed, "
+                                               "max abs error %.3g, max rel error %.3g (the rounding itself "
+                                               "is checked exactly)", n_lossy),
+                                  n_lossy, changed, values, max_abs, max_rel);
     }
 }
 
@@ -946,24 +950,37 @@ add_value_checks (AuditRun *run)
   if (run->n_permuted > 0)
     _ts_audit_report_add_check (run->report, "permutation",
                                 n_perm_failed ? TS_AUDIT_FAIL : TS_AUDIT_PASS,
-                                "%u Q/K %s compared through the row permutation "
-                                "(%u query heads, %u key/value heads)%s", run->n_permuted,
-                                plural (run->n_permuted, "tensor", "tensors"),
-                                run->config->n_heads, run->config->n_kv_heads,
-                                n_perm_failed ? "; some do not match, see the tensors" : "");
+                                n_perm_failed
+                                ? g_dngettext (GETTEXT_PACKAGE,
+                                               "%u Q/K tensor compared through the row permutation "
+                                               "(%u query heads, %u key/value heads); some do not "
+                                               "match, see the tensors",
+                                               "%u Q/K tensors compared through the row permutation "
+                                               "(%u query heads, %u key/value heads); some do not "
+                                               "match, see the tensors", run->n_permuted)
+                                : g_dngettext (GETTEXT_PACKAGE,
+                                               "%u Q/K tensor compared through the row permutation "
+                                               "(%u query heads, %u key/value heads)",
+                                               "%u Q/K tensors compared through the row permutation "
+                                               "(%u query heads, %u key/value heads)", run->n_permuted),
+                                run->n_permuted, run->config->n_heads, run->config->n_kv_heads);
   if (n_failed == 0)
     {
       g_autofree char *count = _ts_audit_format_count (n_values);
 
       _ts_audit_report_add_check (run->report, "values", TS_AUDIT_PASS,
-                                  "all %s values of %u %s are exactly what their output "
-                                  "type promises", count, run->jobs->len,
-                                  plural (run->jobs->len, "tensor", "tensors"));
+                                  g_dngettext (GETTEXT_PACKAGE,
+                                               "all %s values of %u tensor are exactly what their "
+                                               "output type promises",
+                                               "all %s values of %u tensors are exactly what their "
+                                               "output type promises", run->jobs->len),
+                                  count, run->jobs->len);
     }
   else
     _ts_audit_report_add_check (run->report, "values", TS_AUDIT_FAIL,
-                                "%u %s values other than promised: %s",
-                                n_failed, plural (n_failed, "tensor holds", "tensors hold"), failed->str);
+                                g_dngettext (GETTEXT_PACKAGE, "%u tensor holds values other than promised: %s",
+                                             "%u tensors hold values other than promised: %s", n_failed),
+                                n_failed, failed->str);
   add_lossy_check (run);
   if (run->rope_detail != NULL)
     _ts_audit_report_add_check (run->report, "rope-freqs", run->rope_status, "%s", run->rope_detail);
@@ -1063,20 +1080,20 @@ add_before_rows (TsAuditReport *report,
   TsAuditArea area = TS_AUDIT_AREA_BEFORE_DATA;
 
   _ts_audit_report_add_size_row (report, area, "header", s->header, t->header,
-                                 "Safetensors 8-byte length prefixes; GGUF magic, version and counts");
+                                 _("Safetensors 8-byte length prefixes; GGUF magic, version and counts"));
   _ts_audit_report_add_size_row (report, area, "tokenizer metadata", s->tokenizer, t->tokenizer,
-                                 "tokenizer.* keys: vocabulary, token types, merges, special ids, "
-                                 "chat template");
+                                 _("tokenizer.* keys: vocabulary, token types, merges, special ids, "
+                                 "chat template"));
   _ts_audit_report_add_size_row (report, area, "other metadata", s->metadata, t->metadata,
-                                 "general.* and architecture keys");
+                                 _("general.* and architecture keys"));
   _ts_audit_report_add_size_row (report, area, "descriptors", s->descriptors, t->descriptors,
-                                 "tensor descriptors (Safetensors: the JSON headers with "
-                                 "__metadata__ and space padding)");
+                                 _("tensor descriptors (Safetensors: the JSON headers with "
+                                 "__metadata__ and space padding)"));
   _ts_audit_report_add_size_row (report, area, "padding", s->padding, t->padding,
-                                 "zero padding up to the aligned start of the data");
+                                 _("zero padding up to the aligned start of the data"));
   if (s->unexplained || t->unexplained)
     _ts_audit_report_add_size_row (report, area, "unexplained", s->unexplained, t->unexplained,
-                                   "bytes no format rule accounts for");
+                                   _("bytes no format rule accounts for"));
 }
 
 static void
@@ -1143,11 +1160,29 @@ add_size_check (AuditRun *run)
 
   if (sum == total)
     _ts_audit_report_add_check (run->report, "size-reconciliation", TS_AUDIT_PASS,
-                                "%s bytes = %s before the data, %s tensor data; every byte "
-                                "accounted for", t, b, d);
+                                _("%s bytes = %s before the data, %s tensor data; every byte "
+                                "accounted for"), t, b, d);
   else
     _ts_audit_report_add_check (run->report, "size-reconciliation", TS_AUDIT_FAIL,
-                                "the rows sum to %s bytes, but the sizes differ by %s", s, t);
+                                _("the rows sum to %s bytes, but the sizes differ by %s"), s, t);
+}
+
+/* what the tensors of a size row are, in words */
+static const char *
+group_row_what (const char *section,
+                guint       count)
+{
+  if (g_str_equal (section, "generated"))
+    return g_dngettext (GETTEXT_PACKAGE, "generated tensor, recomputed from config.json",
+                        "generated tensors, recomputed from config.json", count);
+  if (g_str_equal (section, "dropped"))
+    return g_dngettext (GETTEXT_PACKAGE, "source tensor the converter drops",
+                        "source tensors the converter drops", count);
+  if (g_str_equal (section, "missing"))
+    return g_dngettext (GETTEXT_PACKAGE, "source tensor without a counterpart",
+                        "source tensors without a counterpart", count);
+  return g_dngettext (GETTEXT_PACKAGE, "target tensor without a source",
+                      "target tensors without a source", count);
 }
 
 static void
@@ -1160,23 +1195,18 @@ reconcile_sizes (AuditRun *run)
   add_before_rows (run->report, &s, &t);
   add_type_group_rows (run);
   {
-    const struct { SizeGroup *group; const char *section, *one, *many; } rows[] = {
-      { &run->generated, "generated", "generated tensor, recomputed from config.json",
-        "generated tensors, recomputed from config.json" },
-      { &run->dropped, "dropped", "source tensor the converter drops",
-        "source tensors the converter drops" },
-      { &run->missing, "missing", "source tensor without a counterpart",
-        "source tensors without a counterpart" },
-      { &run->extra, "extra", "target tensor without a source", "target tensors without a source" },
+    const struct { SizeGroup *group; const char *section; } rows[] = {
+      { &run->generated, "generated" }, { &run->dropped, "dropped" },
+      { &run->missing, "missing" }, { &run->extra, "extra" },
     };
 
     for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
       add_group_row (run->report, rows[i].group, rows[i].section,
-                     plural (rows[i].group->count, rows[i].one, rows[i].many));
+                     group_row_what (rows[i].section, rows[i].group->count));
   }
   _ts_audit_report_add_size_row (run->report, TS_AUDIT_AREA_TENSOR_DATA, "alignment padding",
                                  s.data - s.tensors, t.data - t.tensors,
-                                 "zero padding after each tensor up to the alignment");
+                                 _("zero padding after each tensor up to the alignment"));
   add_size_check (run);
 }
 
@@ -1226,8 +1256,8 @@ check_unchanged (TsModelFile  *model,
       if (ts_file_part_is_damaged (part))
         {
           g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
-                       "%s: the file was cut short on disk while it was being read "
-                       "(is a program rewriting it?); audit again once it is complete",
+                       _("%s: the file was cut short on disk while it was being read "
+                       "(is a program rewriting it?); audit again once it is complete"),
                        ts_file_part_get_name (part));
           return FALSE;
         }

@@ -10,6 +10,10 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -373,8 +377,8 @@ set_output_type (TsConversionPlan *self,
   if (out == TS_DTYPE_Q8_0 && pt->dims[0] % TS_Q8_0_BLOCK != 0)
     {
       out = TS_DTYPE_F16;
-      add_warning (self, "%s: row length %" G_GUINT64_FORMAT " is not a multiple of 32; "
-                   "stored as F16 instead of Q8_0", pt->name, pt->dims[0]);
+      add_warning (self, _("%s: row length %" PRIu64 " is not a multiple of 32; "
+                   "stored as F16 instead of Q8_0"), pt->name, pt->dims[0]);
     }
   pt->dtype = out;
   if (out == src)
@@ -423,13 +427,13 @@ add_source_tensor (TsConversionPlan    *self,
     {
       if (options->allow_unknown_tensors)
         {
-          add_warning (self, "%s: no GGUF name for this tensor; left out",
+          add_warning (self, _("%s: no GGUF name for this tensor; left out"),
                        ts_tensor_get_name (t));
           return TRUE;
         }
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "%s: tensor '%s' has no GGUF name for the %s architecture; "
-                   "refusing to drop it silently",
+                   _("%s: tensor '%s' has no GGUF name for the %s architecture; "
+                   "refusing to drop it silently"),
                    ts_file_part_get_name (ts_tensor_get_part (t)),
                    ts_tensor_get_name (t), ts_arch_get_name (self->arch));
       return FALSE;
@@ -437,7 +441,7 @@ add_source_tensor (TsConversionPlan    *self,
   if (!ts_dtype_is_float (ts_tensor_get_dtype (t)) || ts_tensor_get_dtype (t) == TS_DTYPE_F64)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "tensor '%s' is %s; only F32, F16 and BF16 sources are converted",
+                   _("tensor '%s' is %s; only F32, F16 and BF16 sources are converted"),
                    ts_tensor_get_name (t), ts_tensor_get_raw_dtype (t));
       return FALSE;
     }
@@ -507,7 +511,7 @@ check_expected_tensors (TsConversionPlan  *self,
         if (!g_hash_table_contains (present, name))
           {
             g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_MISSING_TENSOR,
-                         "the checkpoint has no tensor for %s (layer %u of %u)",
+                         _("the checkpoint has no tensor for %s (layer %u of %u)"),
                          name, l, self->config->n_layers);
             return FALSE;
           }
@@ -516,7 +520,7 @@ check_expected_tensors (TsConversionPlan  *self,
       !g_hash_table_contains (present, "output_norm.weight"))
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_MISSING_TENSOR,
-                   "the checkpoint lacks %s",
+                   _("the checkpoint lacks %s"),
                    !g_hash_table_contains (present, "token_embd.weight") ? "model.embed_tokens.weight"
                    : "model.norm.weight");
       return FALSE;
@@ -524,12 +528,12 @@ check_expected_tensors (TsConversionPlan  *self,
   if (!self->config->tie_word_embeddings && !g_hash_table_contains (present, "output.weight"))
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_MISSING_TENSOR,
-                   self->config->tie_word_embeddings_set
-                   ? "the checkpoint lacks lm_head.weight, and config.json says the embeddings "
-                     "are not tied (tie_word_embeddings: false)"
-                   : "the checkpoint lacks lm_head.weight, and config.json does not set "
-                     "tie_word_embeddings (transformers then takes the embeddings as untied); "
-                     "add \"tie_word_embeddings\": true if the output layer is the embedding");
+                   "%s", self->config->tie_word_embeddings_set
+                   ? _("the checkpoint lacks lm_head.weight, and config.json says the embeddings "
+                       "are not tied (tie_word_embeddings: false)")
+                   : _("the checkpoint lacks lm_head.weight, and config.json does not set "
+                       "tie_word_embeddings (transformers then takes the embeddings as untied); "
+                       "add \"tie_word_embeddings\": true if the output layer is the embedding"));
       return FALSE;
     }
   return TRUE;
@@ -790,7 +794,7 @@ load_source (TsConversionPlan  *self,
 
     for (guint i = 0; i < G_N_ELEMENTS (used); i++)
       if (g_str_has_prefix (used[i].origin, "transformers "))
-        add_warning (self, "%s (%s), as llama.cpp's converter takes it", used[i].value, used[i].origin);
+        add_warning (self, _("%s (%s), as llama.cpp's converter takes it"), used[i].value, used[i].origin);
   }
   self->source = ts_model_file_load (self->dir, cancellable, error);
   if (self->source == NULL)
@@ -798,7 +802,7 @@ load_source (TsConversionPlan  *self,
   if (!TS_IS_SAFETENSORS_FILE (self->source))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "the folder holds no Safetensors checkpoint");
+                   _("the folder holds no Safetensors checkpoint"));
       return FALSE;
     }
   stamp_shards (self);
@@ -1028,7 +1032,7 @@ ts_conversion_plan_check_space (TsConversionPlan  *self,
       g_autofree char *have = g_format_size (avail);
 
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
-                   "%s has %s free, but the output needs %s", path, have, need);
+                   _("%s has %s free, but the output needs %s"), path, have, need);
       return FALSE;
     }
   return TRUE;
@@ -1050,7 +1054,7 @@ ts_conversion_plan_check_unchanged (TsConversionPlan  *self,
           g_autofree char *name = g_path_get_basename (s->path);
 
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                       "%s changed while it was being converted; the output was discarded",
+                       _("%s changed while it was being converted; the output was discarded"),
                        name);
           return FALSE;
         }

@@ -14,6 +14,10 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -395,7 +399,7 @@ read_exact (const TensorJob  *job,
           TsTensor *src = ts_plan_tensor_get_source (job->pt);
 
           g_set_error (error, G_IO_ERROR, n < 0 ? g_io_error_from_errno (errno) : G_IO_ERROR_FAILED,
-                       "%s: reading tensor '%s' at byte %" G_GUINT64_FORMAT " failed: %s",
+                       _("%s: reading tensor '%s' at byte %" PRIu64 " failed: %s"),
                        ts_file_part_get_name (ts_tensor_get_part (src)), ts_tensor_get_name (src),
                        offset, n < 0 ? g_strerror (errno) : "the file is shorter than its header says (truncated or changed?)");
           return FALSE;
@@ -668,7 +672,7 @@ kernel_copy (Run               *run,
       if (n <= 0)
         {
           g_set_error (error, G_IO_ERROR, n < 0 ? g_io_error_from_errno (errno) : G_IO_ERROR_FAILED,
-                       "copying tensor data failed: %s",
+                       _("copying tensor data failed: %s"),
                        n < 0 ? g_strerror (errno) : "the source ended early (truncated or changed?)");
           return FALSE;
         }

@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <glib/gstdio.h>
 
@@ -92,7 +94,7 @@ _ts_file_part_open (GFile   *file,
   if (path == NULL)
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
-                   "%s: not a local file", name);
+                   _("%s: not a local file"), name);
       return NULL;
     }
   if (g_stat (path, &st) != 0)
@@ -106,7 +108,7 @@ _ts_file_part_open (GFile   *file,
   if (!S_ISREG (st.st_mode))
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
-                   "%s: not a regular file", name);
+                   _("%s: not a regular file"), name);
       return NULL;
     }
   if (st.st_size > 0)

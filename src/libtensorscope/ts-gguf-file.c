@@ -65,7 +65,7 @@ fail (GError   **error,
   va_start (args, format);
   msg = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, TS_FORMAT_ERROR, code, "%s: byte %s: %s", cursor->name, pos, msg);
+  g_set_error (error, TS_FORMAT_ERROR, code, _("%s: byte %s: %s"), cursor->name, pos, msg);
   return FALSE;
 }
 
@@ -129,8 +129,8 @@ read_string (TsCursor     *c,
     {
       c->pos = start;
       return fail (error, c, TS_FORMAT_ERROR_STRING_PAST_EOF,
-                   "%s: string length %" G_GUINT64_FORMAT " runs past the end "
-                   "of the file (%" G_GUINT64_FORMAT " bytes left)",
+                   _("%s: string length %" PRIu64 " runs past the end "
+                   "of the file (%" PRIu64 " bytes left)"),
                    what, *len, remaining (c) - 8);
     }
   *str = (const char *) c->data + c->pos;
@@ -153,34 +153,34 @@ _ts_gguf_skip_value (TsCursor     *c,
 
   if ((guint) type >= TS_VALUE_N_TYPES)
     return fail (error, c, TS_FORMAT_ERROR_INVALID_VALUE_TYPE,
-                 "value type %u is not a GGUF type (0-12)", (guint) type);
+                 _("value type %u is not a GGUF type (0-12)"), (guint) type);
 
   if (type == TS_VALUE_STRING)
-    return read_string (c, &s, &len, "string value", error);
+    return read_string (c, &s, &len, _("string value"), error);
 
   if (type != TS_VALUE_ARRAY)
     {
       elem_size = ts_value_type_get_size (type);
       if (remaining (c) < elem_size)
         return fail (error, c, TS_FORMAT_ERROR_TRUNCATED,
-                     "the file ends inside a %s value", ts_value_type_to_nick (type));
+                     _("the file ends inside a %s value"), ts_value_type_to_nick (type));
       c->pos += elem_size;
       return TRUE;
     }
 
   if (depth > GGUF_MAX_DEPTH)
     return fail (error, c, TS_FORMAT_ERROR_NESTING_TOO_DEEP,
-                 "arrays nested deeper than %d levels", GGUF_MAX_DEPTH);
+                 _("arrays nested deeper than %d levels"), GGUF_MAX_DEPTH);
 
   start = c->pos;
-  if (!read_u32 (c, &elem_type, "array element type", error) ||
-      !read_u64 (c, &count, "array length", error))
+  if (!read_u32 (c, &elem_type, _("array element type"), error) ||
+      !read_u64 (c, &count, _("array length"), error))
     return FALSE;
   if (elem_type >= TS_VALUE_N_TYPES)
     {
       c->pos = start;
       return fail (error, c, TS_FORMAT_ERROR_INVALID_VALUE_TYPE,
-                   "array element type %u is not a GGUF type (0-12)", elem_type);
+                   _("array element type %u is not a GGUF type (0-12)"), elem_type);
     }
 
   /* The smallest encoding of one element bounds the count before any walk. */
@@ -193,8 +193,8 @@ _ts_gguf_skip_value (TsCursor     *c,
       {
         c->pos = start;
         return fail (error, c, TS_FORMAT_ERROR_ARRAY_PAST_EOF,
-                     "array of %" G_GUINT64_FORMAT " %s items cannot fit in the "
-                     "%" G_GUINT64_FORMAT " bytes left",
+                     _("array of %" PRIu64 " %s items cannot fit in the "
+                     "%" PRIu64 " bytes left"),
                      count, ts_value_type_to_nick (elem_type), remaining (c));
       }
     if (elem_size)
@@ -219,25 +219,25 @@ read_header (TsGgufFile  *self,
 {
   char magic[4];
 
-  if (!read_bytes (c, magic, 4, "magic", error))
+  if (!read_bytes (c, magic, 4, _("magic"), error))
     return FALSE;
   if (memcmp (magic, "GGUF", 4) != 0)
     {
       c->pos = 0;
       return fail (error, c, TS_FORMAT_ERROR_BAD_MAGIC,
-                   "bad magic: expected \"GGUF\"");
+                   _("bad magic: expected \"GGUF\""));
     }
-  if (!read_u32 (c, &self->version, "version", error))
+  if (!read_u32 (c, &self->version, _("version"), error))
     return FALSE;
   if (self->version < 2 || self->version > 3)
     {
       c->pos = 4;
       return fail (error, c, TS_FORMAT_ERROR_UNSUPPORTED_VERSION,
-                   "GGUF version %u is not supported (versions 2 and 3 are)",
+                   _("GGUF version %u is not supported (versions 2 and 3 are)"),
                    self->version);
     }
-  if (!read_u64 (c, n_tensors, "tensor count", error) ||
-      !read_u64 (c, n_kv, "metadata count", error))
+  if (!read_u64 (c, n_tensors, _("tensor count"), error) ||
+      !read_u64 (c, n_kv, _("metadata count"), error))
     return FALSE;
 
   /* a tensor descriptor takes at least 24 bytes, a key/value pair 13 */
@@ -245,14 +245,14 @@ read_header (TsGgufFile  *self,
     {
       c->pos = 8;
       return fail (error, c, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
-                   "tensor count %" G_GUINT64_FORMAT " cannot fit in the file",
+                   _("tensor count %" PRIu64 " cannot fit in the file"),
                    *n_tensors);
     }
   if (*n_kv > remaining (c) / 13)
     {
       c->pos = 16;
       return fail (error, c, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
-                   "metadata count %" G_GUINT64_FORMAT " cannot fit in the file",
+                   _("metadata count %" PRIu64 " cannot fit in the file"),
                    *n_kv);
     }
   return TRUE;
@@ -270,15 +270,15 @@ check_alignment (TsGgufFile      *self,
     {
       c->pos = ts_metadata_entry_get_offset (entry);
       return fail (error, c, TS_FORMAT_ERROR_BAD_ALIGNMENT,
-                   "general.alignment must be a uint32, not %s",
+                   _("general.alignment must be a uint32, not %s"),
                    ts_value_type_to_nick (ts_metadata_entry_get_value_type (entry)));
     }
   if (value == 0 || (value & (value - 1)) != 0)
     {
       c->pos = ts_metadata_entry_get_offset (entry);
       return fail (error, c, TS_FORMAT_ERROR_BAD_ALIGNMENT,
-                   "general.alignment %" G_GUINT64_FORMAT " is not a non-zero "
-                   "power of two", value);
+                   _("general.alignment %" PRIu64 " is not a non-zero "
+                   "power of two"), value);
     }
   self->alignment = (guint32) value;
   return TRUE;
@@ -310,13 +310,13 @@ read_metadata (TsGgufFile    *self,
       _ts_model_file_progress (model, 0.0, 0.4, i, n_kv,
                                _("Reading metadata: entry %" PRIu64 " of %" PRIu64),
                                i + 1, n_kv);
-      if (!read_string (c, &key_data, &key_len, "metadata key", error))
+      if (!read_string (c, &key_data, &key_len, _("metadata key"), error))
         return FALSE;
       if (key_len == 0)
         {
           c->pos = entry_offset;
           return fail (error, c, TS_FORMAT_ERROR_EMPTY_KEY,
-                       "metadata entry #%" G_GUINT64_FORMAT " has an empty key", i);
+                       _("metadata entry #%" PRIu64 " has an empty key"), i);
         }
       key = g_utf8_make_valid (key_data, (gssize) key_len);
       if (ts_model_file_lookup_metadata (model, key) != NULL)
@@ -333,20 +333,20 @@ read_metadata (TsGgufFile    *self,
                 else
                   g_string_append_printf (raw, "\\x%02x", (guchar) key_data[b]);
               return fail (error, c, TS_FORMAT_ERROR_DUPLICATE_KEY,
-                           "metadata key '%s' is not valid UTF-8 and reads as '%s', "
-                           "the same as an earlier key", raw->str, key);
+                           _("metadata key '%s' is not valid UTF-8 and reads as '%s', "
+                           "the same as an earlier key"), raw->str, key);
             }
           return fail (error, c, TS_FORMAT_ERROR_DUPLICATE_KEY,
-                       "metadata key '%s' appears twice", key);
+                       _("metadata key '%s' appears twice"), key);
         }
-      if (!read_u32 (c, &type, "metadata value type", error))
+      if (!read_u32 (c, &type, _("metadata value type"), error))
         return FALSE;
       value_offset = c->pos;
       if (type >= TS_VALUE_N_TYPES)
         {
           c->pos -= 4;
           return fail (error, c, TS_FORMAT_ERROR_INVALID_VALUE_TYPE,
-                       "metadata key '%s': value type %u is not a GGUF type (0-12)",
+                       _("metadata key '%s': value type %u is not a GGUF type (0-12)"),
                        key, type);
         }
       if (type == TS_VALUE_ARRAY && remaining (c) >= 12)
@@ -358,7 +358,7 @@ read_metadata (TsGgufFile    *self,
         }
       if (!_ts_gguf_skip_value (c, type, 1, error))
         {
-          g_prefix_error (error, "metadata key '%s': ", key);
+          g_prefix_error (error, _("metadata key '%s': "), key);
           return FALSE;
         }
       entry = _ts_metadata_entry_new_gguf (key, type, bytes, entry_offset,
@@ -404,41 +404,41 @@ read_tensor_info (TsGgufFile  *self,
   guint64 name_len;
 
   ti->info_offset = c->pos;
-  if (!read_string (c, &name, &name_len, "tensor name", error))
+  if (!read_string (c, &name, &name_len, _("tensor name"), error))
     return FALSE;
   ti->name = g_utf8_make_valid (name, (gssize) name_len);
   if (name_len >= GGUF_MAX_NAME)
     {
       c->pos = ti->info_offset;
       return fail (error, c, TS_FORMAT_ERROR_NAME_TOO_LONG,
-                   "tensor name '%s' is %" G_GUINT64_FORMAT " bytes long (at most %d)",
+                   _("tensor name '%s' is %" PRIu64 " bytes long (at most %d)"),
                    ti->name, name_len, GGUF_MAX_NAME - 1);
     }
   if (g_hash_table_contains (seen, ti->name))
     {
       c->pos = ti->info_offset;
       return fail (error, c, TS_FORMAT_ERROR_DUPLICATE_TENSOR,
-                   "tensor '%s' is described twice", ti->name);
+                   _("tensor '%s' is described twice"), ti->name);
     }
-  if (!read_u32 (c, &ti->n_dims, "tensor dimension count", error))
+  if (!read_u32 (c, &ti->n_dims, _("tensor dimension count"), error))
     return FALSE;
   if (ti->n_dims > GGUF_MAX_DIMS)
     {
       c->pos -= 4;
       return fail (error, c, TS_FORMAT_ERROR_TOO_MANY_DIMS,
-                   "tensor '%s' has %u dimensions (at most %d)",
+                   _("tensor '%s' has %u dimensions (at most %d)"),
                    ti->name, ti->n_dims, GGUF_MAX_DIMS);
     }
   ti->n_elements = 1;
   for (guint d = 0; d < ti->n_dims; d++)
     {
-      if (!read_u64 (c, &ti->dims[d], "tensor dimensions", error))
+      if (!read_u64 (c, &ti->dims[d], _("tensor dimensions"), error))
         return FALSE;
       if (ti->dims[d] > (guint64) G_MAXINT64)
         {
           c->pos -= 8;
           return fail (error, c, TS_FORMAT_ERROR_INVALID_DIM,
-                       "tensor '%s': dimension %u is negative (%" G_GINT64_FORMAT ")",
+                       _("tensor '%s': dimension %u is negative (%" PRId64 ")"),
                        ti->name, d, (gint64) ti->dims[d]);
         }
       if (!ts_mul_u64 (ti->n_elements, ti->dims[d], &ti->n_elements) ||
@@ -446,19 +446,19 @@ read_tensor_info (TsGgufFile  *self,
         {
           c->pos -= 8;
           return fail (error, c, TS_FORMAT_ERROR_OVERFLOW,
-                       "tensor '%s': the element count overflows 64 bits", ti->name);
+                       _("tensor '%s': the element count overflows 64 bits"), ti->name);
         }
     }
-  if (!read_u32 (c, &ti->ggml_type, "tensor type", error))
+  if (!read_u32 (c, &ti->ggml_type, _("tensor type"), error))
     return FALSE;
   if (ti->ggml_type >= GGUF_TYPE_LIMIT)
     {
       c->pos -= 4;
       return fail (error, c, TS_FORMAT_ERROR_INVALID_TYPE,
-                   "tensor '%s': ggml type %u is out of range", ti->name, ti->ggml_type);
+                   _("tensor '%s': ggml type %u is out of range"), ti->name, ti->ggml_type);
     }
   ti->dtype = ts_dtype_from_ggml (ti->ggml_type);
-  if (!read_u64 (c, &ti->offset, "tensor offset", error))
+  if (!read_u64 (c, &ti->offset, _("tensor offset"), error))
     return FALSE;
 
   ti->size = G_MAXUINT64;
@@ -471,23 +471,23 @@ read_tensor_info (TsGgufFile  *self,
         {
           c->pos = ti->info_offset;
           return fail (error, c, TS_FORMAT_ERROR_BLOCK_MISALIGNED,
-                       "tensor '%s': row length %" G_GUINT64_FORMAT " is not a "
-                       "multiple of the %s block size %u",
+                       _("tensor '%s': row length %" PRIu64 " is not a "
+                       "multiple of the %s block size %u"),
                        ti->name, ne0, info->name, info->block_size);
         }
       if (!ts_dtype_compute_size (ti->dtype, ti->n_elements, &ti->size))
         {
           c->pos = ti->info_offset;
           return fail (error, c, TS_FORMAT_ERROR_OVERFLOW,
-                       "tensor '%s': the byte size overflows 64 bits", ti->name);
+                       _("tensor '%s': the byte size overflows 64 bits"), ti->name);
         }
     }
   if (ti->offset % self->alignment != 0)
     {
       c->pos -= 8;
       return fail (error, c, TS_FORMAT_ERROR_UNALIGNED_OFFSET,
-                   "tensor '%s': offset %" G_GUINT64_FORMAT " is not a multiple "
-                   "of the alignment %u", ti->name, ti->offset, self->alignment);
+                   _("tensor '%s': offset %" PRIu64 " is not a multiple "
+                   "of the alignment %u"), ti->name, ti->offset, self->alignment);
     }
   g_hash_table_add (seen, ti->name);
   return TRUE;
@@ -521,13 +521,13 @@ check_data_layout (TsGgufFile  *self,
       c->pos = ti->info_offset;
       if (ti->offset < expected)
         return fail (error, c, TS_FORMAT_ERROR_DATA_OVERLAP,
-                     "tensor '%s' at data offset %" G_GUINT64_FORMAT " overlaps the "
-                     "previous tensor, which ends at %" G_GUINT64_FORMAT,
+                     _("tensor '%s' at data offset %" PRIu64 " overlaps the "
+                     "previous tensor, which ends at %" PRIu64),
                      ti->name, ti->offset, expected);
       if (ti->offset > expected)
         return fail (error, c, TS_FORMAT_ERROR_DATA_GAP,
-                     "tensor '%s' has data offset %" G_GUINT64_FORMAT ", expected %"
-                     G_GUINT64_FORMAT " (a gap between tensors)",
+                     _("tensor '%s' has data offset %" PRIu64 ", expected %"
+                     PRIu64 " (a gap between tensors)"),
                      ti->name, ti->offset, expected);
       if (ti->size == G_MAXUINT64)
         {
@@ -542,8 +542,8 @@ check_data_layout (TsGgufFile  *self,
           g_autofree char *fsize = _ts_format_count (c->size);
 
           return fail (error, c, TS_FORMAT_ERROR_DATA_PAST_EOF,
-                       "tensor '%s' ends at byte %s but the file has %s bytes "
-                       "(truncated download?)", ti->name, abs_end, fsize);
+                       _("tensor '%s' ends at byte %s but the file has %s bytes "
+                       "(truncated download?)"), ti->name, abs_end, fsize);
         }
       expected = align_up (end, self->alignment);
     }
@@ -581,8 +581,8 @@ add_regions (TsGgufFile *self,
 
       _ts_file_part_add_region (part, TS_REGION_UNEXPLAINED, data_end, size - data_end);
       _ts_model_file_add_warning (TS_MODEL_FILE (self),
-                                  "%s: %s bytes after the last tensor (from byte %s) "
-                                  "are not explained by the format",
+                                  _("%s: %s bytes after the last tensor (from byte %s) "
+                                  "are not explained by the format"),
                                   ts_file_part_get_name (part), n, at);
     }
 }
@@ -639,8 +639,8 @@ load_tensors (TsGgufFile    *self,
         {
           raw = g_strdup_printf ("ggml type %u", ti->ggml_type);
           _ts_model_file_add_warning (TS_MODEL_FILE (self),
-                                      "tensor '%s' has ggml type %u, which this "
-                                      "version does not know; shown as unknown",
+                                      _("tensor '%s' has ggml type %u, which this "
+                                      "version does not know; shown as unknown"),
                                       ti->name, ti->ggml_type);
         }
       /* An empty tensor may sit where the data section would start when

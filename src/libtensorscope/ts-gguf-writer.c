@@ -6,6 +6,10 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -185,13 +189,13 @@ ts_gguf_writer_open (TsGgufWriter  *self,
   if (dir_path == NULL || target_path == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "%s: the output must be a local file", base);
+                   _("%s: the output must be a local file"), base);
       return FALSE;
     }
   if (!overwrite && g_file_test (target_path, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "%s already exists (use --force to replace it)", target_path);
+                   _("%s already exists (use --force to replace it)"), target_path);
       return FALSE;
     }
   /* six 'X's: the part g_mkstemp_full() replaces with a unique name */
@@ -203,7 +207,7 @@ ts_gguf_writer_open (TsGgufWriter  *self,
       errsv = errno;
       g_clear_pointer (&self->temp_path, g_free);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "cannot create a file in %s: %s", dir_path, g_strerror (errsv));
+                   _("cannot create a file in %s: %s"), dir_path, g_strerror (errsv));
       return FALSE;
     }
   /* Reserve the space now: a disk that fills up meanwhile fails here,
@@ -214,7 +218,7 @@ ts_gguf_writer_open (TsGgufWriter  *self,
     {
       errsv = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "cannot reserve %" G_GUINT64_FORMAT " bytes for %s in %s: %s",
+                   _("cannot reserve %" PRIu64 " bytes for %s in %s: %s"),
                    ts_gguf_writer_get_total_size (self), base, dir_path, g_strerror (errsv));
       g_close (self->fd, NULL);
       self->fd = -1;
@@ -328,7 +332,7 @@ ts_gguf_writer_pwrite (TsGgufWriter  *self,
           int errsv = n < 0 ? errno : ENOSPC;
 
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                       "writing %s failed at byte %" G_GUINT64_FORMAT ": %s",
+                       _("writing %s failed at byte %" PRIu64 ": %s"),
                        self->temp_path, offset, g_strerror (errsv));
           return FALSE;
         }
@@ -368,7 +372,7 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
     {
       errsv = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "finishing %s failed: %s", self->temp_path, g_strerror (errsv));
+                   _("finishing %s failed: %s"), self->temp_path, g_strerror (errsv));
       return FALSE;
     }
   /* without --force, link() refuses to replace a file that appeared meanwhile */
@@ -377,7 +381,7 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
     {
       errsv = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   "cannot move the result to %s: %s", target_path, g_strerror (errsv));
+                   _("cannot move the result to %s: %s"), target_path, g_strerror (errsv));
       return FALSE;
     }
   if (!self->overwrite)

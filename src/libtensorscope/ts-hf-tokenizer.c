@@ -14,6 +14,10 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "ts-side-file-private.h"
@@ -146,7 +150,7 @@ invalid (GError    **error,
          const char *expected)
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "%s: \"%s\" must be %s", file, field, expected);
+               _("%s: \"%s\" must be %s"), file, field, expected);
   return FALSE;
 }
 
@@ -226,7 +230,7 @@ get_object (JsonObject  *obj,
   if (node_is_null (node))
     return TRUE;
   if (!JSON_NODE_HOLDS_OBJECT (node))
-    return invalid (error, file, field, "an object");
+    return invalid (error, file, field, _("an object"));
   *out = json_node_get_object (node);
   return TRUE;
 }
@@ -245,7 +249,7 @@ get_array (JsonObject  *obj,
   if (node_is_null (node))
     return TRUE;
   if (!JSON_NODE_HOLDS_ARRAY (node))
-    return invalid (error, file, field, "an array");
+    return invalid (error, file, field, _("an array"));
   *out = json_node_get_array (node);
   return TRUE;
 }
@@ -264,7 +268,7 @@ get_string (JsonObject  *obj,
   if (node_is_null (node))
     return TRUE;
   if (!node_is_string (node))
-    return invalid (error, file, field, "a string");
+    return invalid (error, file, field, _("a string"));
   *out = json_node_get_string (node);
   return TRUE;
 }
@@ -284,7 +288,7 @@ array_object (JsonArray   *array,
     {
       g_autofree char *item = g_strdup_printf ("%s[%u]", field, index);
 
-      return invalid (error, file, item, "an object");
+      return invalid (error, file, item, _("an object"));
     }
   *out = json_node_get_object (node);
   return TRUE;
@@ -309,7 +313,7 @@ load_text (GFile       *file,
   if (!g_utf8_validate (*contents, *length, NULL))
     {
       g_clear_pointer (contents, g_free);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: not valid UTF-8", name);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: not valid UTF-8"), name);
       return FALSE;
     }
   return TRUE;
@@ -338,7 +342,7 @@ load_json (GFile       *dir,
   if (!_ts_json_depth_ok (contents, length, TS_JSON_MAX_DEPTH))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s: not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or arrays or objects nested deeper than %d levels", name, TS_JSON_MAX_DEPTH);
+                   _("%s: not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or arrays or objects nested deeper than %d levels"), name, TS_JSON_MAX_DEPTH);
       return FALSE;
     }
   *parser = json_parser_new ();
@@ -349,7 +353,7 @@ load_json (GFile       *dir,
     }
   if (json_parser_get_root (*parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (*parser)))
-    return invalid (error, name, "(top level)", "an object");
+    return invalid (error, name, "(top level)", _("an object"));
   *out = json_node_get_object (json_parser_get_root (*parser));
   return TRUE;
 }
@@ -372,8 +376,8 @@ check_byte_level_bpe (Tok     *t,
   if (g_file_query_exists (spm, NULL))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "tokenizer.model: SentencePiece tokenizers are not supported "
-                   "(only byte-level BPE tokenizer.json)");
+                   _("tokenizer.model: SentencePiece tokenizers are not supported "
+                   "(only byte-level BPE tokenizer.json)"));
       return FALSE;
     }
   if (!get_object (t->tok, "model", "tokenizer.json", "model", &model, error) ||
@@ -382,12 +386,12 @@ check_byte_level_bpe (Tok     *t,
       !get_string (decoder, "type", "tokenizer.json", "decoder.type", &decoder_type, error))
     return FALSE;
   if (model == NULL)
-    return invalid (error, "tokenizer.json", "model", "an object");
+    return invalid (error, "tokenizer.json", "model", _("an object"));
   if (g_strcmp0 (type, "BPE") != 0 ||
       (node_truthy (member (model, "byte_fallback")) && g_strcmp0 (decoder_type, "Sequence") == 0))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "tokenizer.json: a %s%s tokenizer is not supported (only byte-level BPE)",
+                   _("tokenizer.json: a %s%s tokenizer is not supported (only byte-level BPE)"),
                    type ? type : "typeless", node_truthy (member (model, "byte_fallback")) ? " byte-fallback" : "");
       return FALSE;
     }
@@ -463,13 +467,13 @@ add_added_token (Tok        *t,
   if (!get_string (obj, "content", file, field, &token.content, error))
     return FALSE;
   if (token.content == NULL)
-    return invalid (error, file, field, "an object with a string \"content\"");
+    return invalid (error, file, field, _("an object with a string \"content\""));
   if (!have_id && !node_is_int (member (obj, "id")))
-    return invalid (error, file, field, "an object with an integer \"id\"");
+    return invalid (error, file, field, _("an object with an integer \"id\""));
   if (!have_id)
     token.id = json_node_get_int (member (obj, "id"));
   if (!node_is_null (special) && !node_is_bool (special))
-    return invalid (error, file, field, "an object with a boolean \"special\"");
+    return invalid (error, file, field, _("an object with a boolean \"special\""));
   token.special = node_truthy (special);
   g_array_append_val (t->added, token);
   return TRUE;
@@ -523,7 +527,7 @@ load_added_tokens (Tok     *t,
 
       if (end == l->data || *end != '\0' || !JSON_NODE_HOLDS_OBJECT (node))
         return invalid (error, "tokenizer_config.json", "added_tokens_decoder",
-                        "an object of token ids to objects");
+                        _("an object of token ids to objects"));
       if (g_hash_table_contains (known, &id))
         continue;
       if (!add_added_token (t, json_node_get_object (node), "tokenizer_config.json",
@@ -569,8 +573,8 @@ id_too_large (GError    **error,
               guint       n)
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "tokenizer.json: token id %" G_GINT64_FORMAT " of \"%s\" is not below "
-               "config.json's vocab_size %u", id, text, n);
+               _("tokenizer.json: token id %" PRId64 " of \"%s\" is not below "
+               "config.json's vocab_size %u"), id, text, n);
   return FALSE;
 }
 
@@ -640,11 +644,11 @@ reverse_vocab (Tok                *t,
   if (!get_object (model, "vocab", "tokenizer.json", "model.vocab", &vocab, error))
     return FALSE;
   if (vocab == NULL)
-    return invalid (error, "tokenizer.json", "model.vocab", "an object");
+    return invalid (error, "tokenizer.json", "model.vocab", _("an object"));
   t->n_vocab = json_object_get_size (vocab);
   json_object_foreach_member (vocab, add_vocab_entry, &walk);
   if (!walk.ok)
-    return invalid (error, "tokenizer.json", "model.vocab", "an object of integer ids");
+    return invalid (error, "tokenizer.json", "model.vocab", _("an object of integer ids"));
   if (walk.too_large != NULL)
     return id_too_large (error, walk.too_large_id, walk.too_large, walk.n);
   for (guint i = 0; i < t->added->len; i++)
@@ -759,7 +763,7 @@ merges_from_json (JsonArray  *list,
                     json_array_get_length (json_node_get_array (first)) == 2 &&
                     node_is_string (json_array_get_element (json_node_get_array (first), 0))))
     return invalid (error, "tokenizer.json", "model.merges",
-                    "a list of \"a b\" strings or of [\"a\", \"b\"] pairs");
+                    _("a list of \"a b\" strings or of [\"a\", \"b\"] pairs"));
   for (guint i = 0; i < json_array_get_length (list); i++)
     {
       JsonNode *node = json_array_get_element (list, i);
@@ -771,7 +775,7 @@ merges_from_json (JsonArray  *list,
         merge = join_merge_pair (json_node_get_array (node));
       if (merge == NULL)
         return invalid (error, "tokenizer.json", "model.merges",
-                        strings ? "a list of strings" : "a list of lists of strings");
+                        strings ? _("a list of strings") : _("a list of lists of strings"));
       g_ptr_array_add (merges, merge);
     }
   return TRUE;
@@ -918,7 +922,7 @@ set_special_id (Tok         *t,
   if (v < 0 || v > G_MAXUINT32)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s: invalid id %" G_GINT64_FORMAT " for special token type %s", origin, v, type);
+                   _("%s: invalid id %" PRId64 " for special token type %s"), origin, v, type);
       return FALSE;
     }
   for (guint i = 0; i < t->ids->len; i++)
@@ -946,7 +950,7 @@ template_id (JsonArray   *list,
   g_autofree char *field = g_strdup_printf ("post_processor: %s.id", kind);
 
   if (!JSON_NODE_HOLDS_OBJECT (item))
-    return invalid (error, "tokenizer.json", "post_processor", "templates of objects");
+    return invalid (error, "tokenizer.json", "post_processor", _("templates of objects"));
   if (!get_object (json_node_get_object (item), kind, "tokenizer.json", field, &entry, error) ||
       !get_string (entry, "id", "tokenizer.json", field, out, error))
     return FALSE;
@@ -1107,7 +1111,7 @@ roberta_processing (Tok         *t,
       if (node_truthy (*slots[i]) || !tcfg_truthy (t))
         continue;
       if (given != NULL && (!JSON_NODE_HOLDS_ARRAY (given) || json_array_get_length (json_node_get_array (given)) == 0))
-        return invalid (error, "tokenizer.json", "post_processor: RobertaProcessing", "[token, id] lists");
+        return invalid (error, "tokenizer.json", "post_processor: RobertaProcessing", _("[token, id] lists"));
       if (given != NULL)
         value = json_array_get_element (json_node_get_array (given), 0);
       specials_set (slots[i], value);
@@ -1147,12 +1151,12 @@ read_post_processor (Tok       *t,
   if (!node_truthy (node))
     return TRUE;
   if (!JSON_NODE_HOLDS_OBJECT (node))
-    return invalid (error, "tokenizer.json", "post_processor", "an object");
+    return invalid (error, "tokenizer.json", "post_processor", _("an object"));
   pp = json_node_get_object (node);
   if (member (pp, "processors") == NULL)
     return read_processor (t, sp, pp, error);
   if (!JSON_NODE_HOLDS_ARRAY (member (pp, "processors")))
-    return invalid (error, "tokenizer.json", "post_processor.processors", "an array");
+    return invalid (error, "tokenizer.json", "post_processor.processors", _("an array"));
   processors = json_node_get_array (member (pp, "processors"));
   for (guint i = 0; i < json_array_get_length (processors); i++)
     {
@@ -1619,9 +1623,9 @@ choose_pre (Tok         *t,
   if (ts_hf_tokenizer_is_llama3_pre_tokenizer (member (t->tok, "pre_tokenizer")))
     return TRUE;
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-               "tokenizer.json: the pre-tokenizer is not Llama 3's and llama.cpp identifies "
+               _("tokenizer.json: the pre-tokenizer is not Llama 3's and llama.cpp identifies "
                "pre-tokenizers by name; pass --tokenizer-pre NAME with the name llama.cpp "
-               "uses for it (e.g. \"llama-bpe\", \"qwen2\", \"gpt-2\")");
+               "uses for it (e.g. \"llama-bpe\", \"qwen2\", \"gpt-2\")"));
   return FALSE;
 }
 
@@ -1640,7 +1644,7 @@ parse_normalizer (Tok       *t,
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "tokenizer.json: a normalizer must be an object");
+                   _("tokenizer.json: a normalizer must be an object"));
       return FALSE;
     }
   n = json_node_get_object (node);
@@ -1662,8 +1666,8 @@ parse_normalizer (Tok       *t,
         else
           {
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                         "tokenizer.json: the BertNormalizer's \"%s\" must be true, false "
-                         "or null", normalizer_flags[i]);
+                         _("tokenizer.json: the BertNormalizer's \"%s\" must be true, false "
+                         "or null"), normalizer_flags[i]);
             return FALSE;
           }
       }
@@ -1677,7 +1681,7 @@ parse_normalizer (Tok       *t,
       if (!JSON_NODE_HOLDS_ARRAY (list))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "tokenizer.json: a Sequence normalizer's \"normalizers\" must be a list");
+                       _("tokenizer.json: a Sequence normalizer's \"normalizers\" must be a list"));
           return FALSE;
         }
       a = json_node_get_array (list);

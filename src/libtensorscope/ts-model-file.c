@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <langinfo.h>
 #include <string.h>
 
@@ -269,7 +271,7 @@ sniff_and_load (GFile           *file,
   if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
-                   "%s: not a regular file (a pipe, device or socket)", name);
+                   _("%s: not a regular file (a pipe, device or socket)"), name);
       return NULL;
     }
 
@@ -288,8 +290,8 @@ sniff_and_load (GFile           *file,
   if (is_lfs_pointer (head, n_read))
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_LFS_POINTER,
-                   "%s: byte 0: this is a Git LFS pointer file, not the model "
-                   "data; fetch the real file (git lfs pull)", name);
+                   _("%s: byte 0: this is a Git LFS pointer file, not the model "
+                   "data; fetch the real file (git lfs pull)"), name);
       return NULL;
     }
   if (g_str_has_suffix (name, ".json") ||
@@ -300,8 +302,8 @@ sniff_and_load (GFile           *file,
     return _ts_gguf_file_load (file, progress, cancellable, error);
 
   g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_UNKNOWN_FORMAT,
-               "%s: byte 0: neither a GGUF file (no \"GGUF\" magic) nor a "
-               "Safetensors file (no JSON header after the 8-byte length)", name);
+               _("%s: byte 0: neither a GGUF file (no \"GGUF\" magic) nor a "
+               "Safetensors file (no JSON header after the 8-byte length)"), name);
   return NULL;
 }
 

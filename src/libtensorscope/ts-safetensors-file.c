@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -71,7 +73,7 @@ fail_at (GError     **error,
   va_start (args, format);
   msg = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, TS_FORMAT_ERROR, code, "%s: byte %s: %s", file_name, pos, msg);
+  g_set_error (error, TS_FORMAT_ERROR, code, _("%s: byte %s: %s"), file_name, pos, msg);
   return FALSE;
 }
 
@@ -193,7 +195,7 @@ check_duplicate_keys (const char  *json,
               if (!g_hash_table_add (keys, key))
                 return fail_at (error, file_name, base + start - 1,
                                 TS_FORMAT_ERROR_DUPLICATE_KEY,
-                                "the JSON header has the key \"%s\" twice", key);
+                                _("the JSON header has the key \"%s\" twice"), key);
             }
           expect_key = FALSE;
         }
@@ -263,7 +265,7 @@ parse_metadata (TsModelFile  *model,
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_METADATA,
-                    "__metadata__ must be an object of strings");
+                    _("__metadata__ must be an object of strings"));
   obj = json_node_get_object (node);
   members = json_object_get_members (obj);
   for (GList *l = members; l; l = l->next)
@@ -274,7 +276,7 @@ parse_metadata (TsModelFile  *model,
       if (JSON_NODE_TYPE (v) != JSON_NODE_VALUE ||
           json_node_get_value_type (v) != G_TYPE_STRING)
         return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_METADATA,
-                        "__metadata__ value of \"%s\" is not a string",
+                        _("__metadata__ value of \"%s\" is not a string"),
                         (const char *) l->data);
       if (ts_model_file_lookup_metadata (model, l->data) != NULL)
         continue; /* same metadata in another shard */
@@ -303,7 +305,7 @@ parse_tensor_entry (TsModelFile  *model,
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
-                    "tensor '%s' is not an object", name);
+                    _("tensor '%s' is not an object"), name);
   obj = json_node_get_object (node);
   if (!json_object_has_member (obj, "dtype") ||
       JSON_NODE_TYPE (json_object_get_member (obj, "dtype")) != JSON_NODE_VALUE ||
@@ -313,8 +315,8 @@ parse_tensor_entry (TsModelFile  *model,
       !json_object_has_member (obj, "data_offsets") ||
       !JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj, "data_offsets")))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
-                    "tensor '%s' needs \"dtype\" (a string), \"shape\" and "
-                    "\"data_offsets\" (arrays)", name);
+                    _("tensor '%s' needs \"dtype\" (a string), \"shape\" and "
+                    "\"data_offsets\" (arrays)"), name);
 
   dtype_name = json_object_get_string_member (obj, "dtype");
   shape = json_object_get_array_member (obj, "shape");
@@ -322,32 +324,32 @@ parse_tensor_entry (TsModelFile  *model,
   n_dims = json_array_get_length (shape);
   if (n_dims > TS_MAX_DIMS)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
-                    "tensor '%s' has %u dimensions (at most %d)", name, n_dims, TS_MAX_DIMS);
+                    _("tensor '%s' has %u dimensions (at most %d)"), name, n_dims, TS_MAX_DIMS);
   for (guint i = 0; i < n_dims; i++)
     {
       if (!get_uint (json_array_get_element (shape, i), &dims[i]))
         return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
-                        "tensor '%s': shape[%u] is not a non-negative integer", name, i);
+                        _("tensor '%s': shape[%u] is not a non-negative integer"), name, i);
       if (!ts_mul_u64 (n_elements, dims[i], &n_elements))
         return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OVERFLOW,
-                        "tensor '%s': the element count of its shape overflows 64 bits", name);
+                        _("tensor '%s': the element count of its shape overflows 64 bits"), name);
     }
   if (json_array_get_length (offsets) != 2 ||
       !get_uint (json_array_get_element (offsets, 0), &out->begin) ||
       !get_uint (json_array_get_element (offsets, 1), &out->end))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
-                    "tensor '%s': data_offsets must be two non-negative integers", name);
+                    _("tensor '%s': data_offsets must be two non-negative integers"), name);
   if (out->end < out->begin)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OFFSETS_REVERSED,
-                    "tensor '%s': data_offsets end %" G_GUINT64_FORMAT " is before "
-                    "begin %" G_GUINT64_FORMAT, name, out->end, out->begin);
+                    _("tensor '%s': data_offsets end %" PRIu64 " is before "
+                    "begin %" PRIu64), name, out->end, out->begin);
 
   dtype = ts_dtype_from_safetensors_name (dtype_name);
   if (dtype == TS_DTYPE_UNKNOWN)
     {
       size = out->end - out->begin;
-      _ts_model_file_add_warning (model, "%s: tensor '%s' has dtype \"%s\", which "
-                                  "this version does not know; shown as unknown",
+      _ts_model_file_add_warning (model, _("%s: tensor '%s' has dtype \"%s\", which "
+                                  "this version does not know; shown as unknown"),
                                   file_name, name, dtype_name);
     }
   else if (!ts_dtype_compute_size (dtype, n_elements, &size))
@@ -355,19 +357,19 @@ parse_tensor_entry (TsModelFile  *model,
       if (ts_dtype_get_info (dtype)->block_size > 1 &&
           n_elements % ts_dtype_get_info (dtype)->block_size != 0)
         return fail_at (error, file_name, 8, TS_FORMAT_ERROR_SIZE_MISMATCH,
-                        "tensor '%s': %" G_GUINT64_FORMAT " %s elements do not fill "
-                        "whole bytes", name, n_elements, dtype_name);
+                        _("tensor '%s': %" PRIu64 " %s elements do not fill "
+                        "whole bytes"), name, n_elements, dtype_name);
       return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OVERFLOW,
-                      "tensor '%s': its byte size overflows 64 bits", name);
+                      _("tensor '%s': its byte size overflows 64 bits"), name);
     }
   if (size != out->end - out->begin)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_SIZE_MISMATCH,
-                    "tensor '%s': shape × %s is %" G_GUINT64_FORMAT " bytes but "
-                    "data_offsets span %" G_GUINT64_FORMAT, name, dtype_name, size,
+                    _("tensor '%s': shape × %s is %" PRIu64 " bytes but "
+                    "data_offsets span %" PRIu64), name, dtype_name, size,
                     out->end - out->begin);
   if (!ts_add_u64 (data_start, out->end, &size))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OVERFLOW,
-                    "tensor '%s': data_offsets overflow 64 bits", name);
+                    _("tensor '%s': data_offsets overflow 64 bits"), name);
 
   out->tensor = _ts_tensor_new (name, dtype, dtype_name, n_dims, dims, FALSE, part,
                                 data_start + out->begin, out->end - out->begin,
@@ -394,13 +396,13 @@ check_tiling (GArray      *entries,
 
       if (e->begin < expected)
         return fail_at (error, file_name, data_start + e->begin, TS_FORMAT_ERROR_DATA_OVERLAP,
-                        "tensor '%s' starts at data offset %" G_GUINT64_FORMAT
-                        ", inside the previous tensor (which ends at %" G_GUINT64_FORMAT ")",
+                        _("tensor '%s' starts at data offset %" PRIu64
+                        ", inside the previous tensor (which ends at %" PRIu64 ")"),
                         name, e->begin, expected);
       if (e->begin > expected)
         return fail_at (error, file_name, data_start + expected, TS_FORMAT_ERROR_DATA_GAP,
-                        "%" G_GUINT64_FORMAT " bytes at data offset %" G_GUINT64_FORMAT
-                        " belong to no tensor (before '%s')",
+                        _("%" PRIu64 " bytes at data offset %" PRIu64
+                        " belong to no tensor (before '%s')"),
                         e->begin - expected, expected, name);
       if (data_start + e->end > file_size)
         {
@@ -409,8 +411,8 @@ check_tiling (GArray      *entries,
           g_autofree char *missing = _ts_format_count (data_start + e->end - file_size);
 
           return fail_at (error, file_name, data_start + e->begin, TS_FORMAT_ERROR_DATA_PAST_EOF,
-                          "tensor '%s' ends at byte %s but the file has %s bytes "
-                          "(%s bytes missing: truncated download?)",
+                          _("tensor '%s' ends at byte %s but the file has %s bytes "
+                          "(%s bytes missing: truncated download?)"),
                           name, end, size, missing);
         }
       expected = e->end;
@@ -431,20 +433,20 @@ parse_header_json (const char   *file_name,
 
   if (!g_utf8_validate_len (json, len, &bad))
     return fail_at (error, file_name, 8 + (bad - json), TS_FORMAT_ERROR_HEADER_NOT_UTF8,
-                    "the JSON header is not valid UTF-8");
+                    _("the JSON header is not valid UTF-8"));
   if (!_ts_json_depth_ok (json, len, TS_JSON_MAX_DEPTH))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
-                    "the JSON header is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels",
+                    _("the JSON header is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
                     TS_JSON_MAX_DEPTH);
   if (!check_duplicate_keys (json, len, file_name, 8, error))
     return FALSE;
   if (!json_parser_load_from_data (parser, json, (gssize) len, &local_error))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
-                    "the header is not valid JSON: %s", local_error->message);
+                    _("the header is not valid JSON: %s"), local_error->message);
   if (json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_NOT_OBJECT,
-                    "the JSON header is not an object");
+                    _("the JSON header is not an object"));
   return TRUE;
 }
 
@@ -479,22 +481,22 @@ load_part (TsModelFile   *model,
 
   if (size >= 23 && memcmp (data, "version https://git-lfs", 23) == 0)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_LFS_POINTER,
-                    "this is a Git LFS pointer file, not the model data; "
-                    "fetch the real file (git lfs pull)");
+                    _("this is a Git LFS pointer file, not the model data; "
+                    "fetch the real file (git lfs pull)"));
   if (size < 8)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_TRUNCATED,
-                    "the file ends inside the 8-byte header length "
-                    "(%" G_GUINT64_FORMAT " bytes)", size);
+                    _("the file ends inside the 8-byte header length "
+                    "(%" PRIu64 " bytes)"), size);
   memcpy (&header_len, data, 8);
   header_len = GUINT64_FROM_LE (header_len);
   if (header_len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
-                    "header length %" G_GUINT64_FORMAT " exceeds the limit of "
-                    "100,000,000 bytes", header_len);
+                    _("header length %" PRIu64 " exceeds the limit of "
+                    "100,000,000 bytes"), header_len);
   if (8 + header_len > size)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_PAST_EOF,
-                    "header length %" G_GUINT64_FORMAT " runs past the end of the "
-                    "file (%" G_GUINT64_FORMAT " bytes)", header_len, size);
+                    _("header length %" PRIu64 " runs past the end of the "
+                    "file (%" PRIu64 " bytes)"), header_len, size);
   _ts_model_file_progress (model, lo, hi, 0, 1, _("Reading the header of %s (file %u of %u)"),
                            name, index + 1, n_parts);
   if (!parse_header_json (name, (const char *) data + 8, header_len, parser, error))
@@ -539,8 +541,8 @@ load_part (TsModelFile   *model,
       g_autofree char *at = _ts_format_count (data_end);
 
       _ts_file_part_add_region (part, TS_REGION_UNEXPLAINED, data_end, size - data_end);
-      _ts_model_file_add_warning (model, "%s: %s bytes after the last tensor (from "
-                                  "byte %s) belong to no tensor", name, n, at);
+      _ts_model_file_add_warning (model, _("%s: %s bytes after the last tensor (from "
+                                  "byte %s) belong to no tensor"), name, n, at);
     }
 
   for (guint i = 0; i < entries->len; i++)
@@ -553,7 +555,7 @@ load_part (TsModelFile   *model,
 
           return fail_at (error, name, ts_tensor_get_offset (tensor),
                           TS_FORMAT_ERROR_DUPLICATE_TENSOR,
-                          "tensor '%s' is also in %s", ts_tensor_get_name (tensor),
+                          _("tensor '%s' is also in %s"), ts_tensor_get_name (tensor),
                           ts_file_part_get_name (ts_tensor_get_part (other)));
         }
       _ts_model_file_add_tensor (model, tensor);
@@ -605,21 +607,21 @@ parse_index (GFile        *index_file,
     return fail_at (error, name, 0, TS_FORMAT_ERROR_IO, "%s", local_error->message);
   if (len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    "the index is larger than 100,000,000 bytes");
+                    _("the index is larger than 100,000,000 bytes"));
   if (!_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    "the index is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels",
+                    _("the index is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
                     TS_JSON_MAX_DEPTH);
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    "not valid JSON: %s", local_error->message);
+                    _("not valid JSON: %s"), local_error->message);
   root = json_parser_get_root (parser) != NULL &&
          JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))
     ? json_node_get_object (json_parser_get_root (parser)) : NULL;
   if (root == NULL || !json_object_has_member (root, "weight_map") ||
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "weight_map")))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    "the index has no \"weight_map\" object");
+                    _("the index has no \"weight_map\" object"));
 
   map = json_object_get_object_member (root, "weight_map");
   info->weight_map = g_hash_table_new (g_str_hash, g_str_equal);
@@ -633,12 +635,12 @@ parse_index (GFile        *index_file,
 
       if (JSON_NODE_TYPE (v) != JSON_NODE_VALUE || json_node_get_value_type (v) != G_TYPE_STRING)
         return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                        "weight_map entry \"%s\" is not a file name", (const char *) l->data);
+                        _("weight_map entry \"%s\" is not a file name"), (const char *) l->data);
       shard = json_node_get_string (v);
       if (!is_safe_shard_name (shard))
         return fail_at (error, name, 0, TS_FORMAT_ERROR_UNSAFE_SHARD_NAME,
-                        "tensor '%s' names the shard \"%s\", which is not a plain file "
-                        "name in the checkpoint folder; refusing to open it",
+                        _("tensor '%s' names the shard \"%s\", which is not a plain file "
+                        "name in the checkpoint folder; refusing to open it"),
                         (const char *) l->data, shard);
       g_hash_table_insert (info->weight_map, l->data, (gpointer) shard);
       /* a set, not a search of the list: an index may name a million shards */
@@ -647,7 +649,7 @@ parse_index (GFile        *index_file,
     }
   if (info->shards->len == 0)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    "the index's \"weight_map\" is empty: it names no tensor and no shard");
+                    _("the index's \"weight_map\" is empty: it names no tensor and no shard"));
   g_ptr_array_sort (info->shards, compare_names);
 
   meta = json_object_get_member (root, "metadata");
@@ -676,12 +678,12 @@ check_against_index (TsModelFile  *model,
 
       if (t == NULL)
         return fail_at (error, index_name, 0, TS_FORMAT_ERROR_MISSING_TENSOR,
-                        "the index puts tensor '%s' in %s, but no shard has it",
+                        _("the index puts tensor '%s' in %s, but no shard has it"),
                         (const char *) key, (const char *) value);
       if (!g_str_equal (ts_file_part_get_name (ts_tensor_get_part (t)), value))
         return fail_at (error, ts_file_part_get_name (ts_tensor_get_part (t)),
                         ts_tensor_get_offset (t), TS_FORMAT_ERROR_WRONG_SHARD,
-                        "tensor '%s' is in this shard, but the index (%s) puts it in %s",
+                        _("tensor '%s' is in this shard, but the index (%s) puts it in %s"),
                         (const char *) key, index_name, (const char *) value);
     }
   for (guint i = 0; i < n; i++)
@@ -691,12 +693,12 @@ check_against_index (TsModelFile  *model,
       if (!g_hash_table_contains (info->weight_map, ts_tensor_get_name (t)))
         return fail_at (error, ts_file_part_get_name (ts_tensor_get_part (t)),
                         ts_tensor_get_offset (t), TS_FORMAT_ERROR_WRONG_SHARD,
-                        "tensor '%s' is in this shard but not in the index (%s)",
+                        _("tensor '%s' is in this shard but not in the index (%s)"),
                         ts_tensor_get_name (t), index_name);
     }
   if (info->has_total && info->total_size != ts_model_file_get_tensor_data_size (model))
-    _ts_model_file_add_warning (model, "%s: metadata.total_size is %" G_GUINT64_FORMAT
-                                " but the tensors take %" G_GUINT64_FORMAT " bytes",
+    _ts_model_file_add_warning (model, _("%s: metadata.total_size is %" PRIu64
+                                " but the tensors take %" PRIu64 " bytes"),
                                 index_name, info->total_size,
                                 ts_model_file_get_tensor_data_size (model));
   return TRUE;
@@ -730,7 +732,7 @@ load_sharded (GFile           *index_file,
 
       if (!g_file_query_exists (shard_file, cancellable))
         ok = fail_at (error, index_name, 0, TS_FORMAT_ERROR_MISSING_SHARD,
-                      "the index names the shard %s, which is not in the folder", shard);
+                      _("the index names the shard %s, which is not in the folder"), shard);
       else
         ok = load_part (TS_MODEL_FILE (self), shard_file, i, info.shards->len, cancellable, error);
     }
@@ -777,7 +779,7 @@ load_folder_without_index (GFile           *dir,
     {
       /* a folder has no byte offset to name */
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_UNKNOWN_FORMAT,
-                   "%s: the folder has no .safetensors file and no %s", dir_name, DEFAULT_INDEX);
+                   _("%s: the folder has no .safetensors file and no %s"), dir_name, DEFAULT_INDEX);
       return NULL;
     }
   chosen = model_names->len > 0 ? model_names : names;
@@ -786,12 +788,12 @@ load_folder_without_index (GFile           *dir,
   _ts_model_file_set_progress (TS_MODEL_FILE (self), progress);
   if (chosen->len < names->len)
     _ts_model_file_add_warning (TS_MODEL_FILE (self),
-                                "%s: no %s; loaded the %u model*.safetensors and left out "
-                                "the other %u .safetensors, as llama.cpp's converter does",
+                                _("%s: no %s; loaded the %u model*.safetensors and left out "
+                                "the other %u .safetensors, as llama.cpp's converter does"),
                                 dir_name, DEFAULT_INDEX, chosen->len, names->len - chosen->len);
   else if (chosen->len > 1)
     _ts_model_file_add_warning (TS_MODEL_FILE (self),
-                                "%s: %u .safetensors files but no %s; loaded them all",
+                                _("%s: %u .safetensors files but no %s; loaded them all"),
                                 dir_name, chosen->len, DEFAULT_INDEX);
   for (guint i = 0; i < chosen->len; i++)
     {

@@ -13,6 +13,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -51,7 +53,7 @@ _ts_load_side_file (GFile         *file,
 
   if (path == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "not a local file");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("not a local file"));
       return FALSE;
     }
   /* what the name is, before opening it: opening a device may do things */
@@ -64,7 +66,7 @@ _ts_load_side_file (GFile         *file,
   if (!S_ISREG (before.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "not a regular file (a pipe, device or socket)");
+                   _("not a regular file (a pipe, device or socket)"));
       return FALSE;
     }
   /* without blocking, should the name have become a FIFO since */
@@ -85,7 +87,7 @@ _ts_load_side_file (GFile         *file,
   if (!S_ISREG (st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "the file was replaced while it was being opened");
+                   _("the file was replaced while it was being opened"));
       g_close (fd, NULL);
       return FALSE;
     }
@@ -112,7 +114,7 @@ _ts_load_side_file (GFile         *file,
           if (n > 0)
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                           "the file grew while it was read");
+                           _("the file grew while it was read"));
               g_close (fd, NULL);
               return FALSE;
             }
