@@ -341,6 +341,15 @@ def main():
           r.returncode == 1 and "the folder has no .safetensors file" in r.stderr and "byte 0" not in r.stderr,
           r.stderr.strip())
 
+    # counts in messages are grouped as the locale groups digits: a comma would read
+    # as a decimal comma in French
+    r = subprocess.run([CLI, "audit", str(base), str(WORK / "base.bf16.ours.gguf")],
+                       capture_output=True, text=True, env=fr, timeout=300)
+    line = next((l for l in r.stdout.splitlines() if l.strip().startswith("pass  values")), "")
+    check("a French locale groups the audit's counts without commas",
+          r.returncode == 0 and line and not re.search(r"\d,\d{3}", line) and re.search(r"\d\D\d{3}", line),
+          line)
+
     # ---- refused
     def cfg(fn):
         return lambda d: edit_json(d, "config.json", fn)

@@ -1052,17 +1052,11 @@ group_digits (guint64  value,
               gboolean sign,
               gboolean negative)
 {
-  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, value);
-  GString *out = g_string_new (sign ? (negative ? "-" : "+") : "");
-  gsize len = strlen (digits);
+  g_autofree char *grouped = ts_format_thousands (value, TRUE);
 
-  for (gsize i = 0; i < len; i++)
-    {
-      if (i > 0 && (len - i) % 3 == 0)
-        g_string_append_c (out, ',');
-      g_string_append_c (out, digits[i]);
-    }
-  return g_string_free (out, FALSE);
+  /* the locale's separator: "1,459,729,952" in English, "1 459 729 952"
+   * in French (a comma there would read as a decimal one) */
+  return g_strconcat (sign ? (negative ? "-" : "+") : "", grouped, NULL);
 }
 
 char *

@@ -571,8 +571,9 @@ ts_format_thousands (guint64  n,
   return g_string_free (s, FALSE);
 }
 
+/* for messages: grouped as the user's locale groups digits */
 char *
 _ts_format_count (guint64 n)
 {
-  return ts_format_thousands (n, FALSE);
+  return ts_format_thousands (n, TRUE);
 }
