@@ -19,6 +19,7 @@
 #
 # Ends with "N passed, M failed"; exits 1 if any failed.
 
+import itertools
 import json
 import os
 import shutil
@@ -279,6 +280,16 @@ def special_files():
     check("a FIFO named .safetensors", ["inspect", "--json", fifo], 1, 5, 128)
 
 
+def write_json_streaming(path, obj, key, open_, close, items):
+    """obj as JSON, with obj[key] written as open_ + the JSON texts of items + close"""
+    head, tail = json.dumps(obj).split('"%s": null' % key)
+    with open(path, "w") as f:
+        f.write(head + '"%s": %s' % (key, open_))
+        for i, item in enumerate(items):
+            f.write("," + item if i else item)
+        f.write(close + tail)
+
+
 def converter_inputs():
     """A valid tiny checkpoint, then config/tokenizer files that claim or
     nest too much: convert must refuse quickly and write nothing."""
@@ -347,25 +358,31 @@ def converter_inputs():
             os.symlink("/dev/zero", target)
         check("convert --dry-run: %s is %s" % (name, "a FIFO" if kind == "fifo" else "/dev/zero"),
               ["convert", d, "-o", out, "--dry-run"], expect, 10, 256)
-    # counts that a list search made quadratic (minutes each before)
+    # counts that a list search made quadratic (minutes each before). The big JSON
+    # files are written a member at a time: a big dict in this process would add
+    # its memory to the next CLI child's ru_maxrss (Linux carries the parent's
+    # resident set at fork into the child's peak)
     d = os.path.join(WORK, "index-many-shards")
     os.makedirs(d)
-    with open(os.path.join(d, "model.safetensors.index.json"), "w") as f:
-        json.dump({"metadata": {}, "weight_map": {"t%d" % i: "s%d.safetensors" % i
-                                                  for i in range(160000)}}, f)
+    write_json_streaming(os.path.join(d, "model.safetensors.index.json"),
+                         {"metadata": {}, "weight_map": None}, "weight_map", "{", "}",
+                         ('"t%d":"s%d.safetensors"' % (i, i) for i in range(160000)))
     check("inspect: an index naming 160,000 shards", ["inspect", "--json", d], 1, 10, 512)
     with open(os.path.join(base, "tokenizer_config.json")) as f:
         tcfg = json.load(f)
-    many = dict(tcfg)
-    many["added_tokens_decoder"] = {str(10 ** 7 + i): {"content": "<x%d>" % i, "special": False}
-                                    for i in range(400000)}
-    d, out = variant("many-added", None, {"tokenizer_config.json": json.dumps(many).encode()})
+    d, out = variant("many-added", None, None)
+    write_json_streaming(os.path.join(d, "tokenizer_config.json"),
+                         dict(tcfg, added_tokens_decoder=None), "added_tokens_decoder", "{", "}",
+                         ('"%d":{"content":"<x%d>","special":false}' % (10 ** 7 + i, i)
+                          for i in range(400000)))
     check("convert --dry-run: 400,000 added_tokens_decoder entries",
           ["convert", d, "-o", out, "--dry-run"], 1, 10, 1536)
-    many = dict(tcfg)
-    many["chat_template"] = [{"name": "default", "template": "x"}] + \
-        [{"name": "t%d" % i, "template": "x"} for i in range(160000)]
-    d, out = variant("many-templates", None, {"tokenizer_config.json": json.dumps(many).encode()})
+    d, out = variant("many-templates", None, None)
+    write_json_streaming(os.path.join(d, "tokenizer_config.json"),
+                         dict(tcfg, chat_template=None), "chat_template", "[", "]",
+                         itertools.chain(['{"name":"default","template":"x"}'],
+                                         ('{"name":"t%d","template":"x"}' % i
+                                          for i in range(160000))))
     check("convert --dry-run: 160,000 named chat templates",
           ["convert", d, "-o", out, "--dry-run"], 0, 20, 1024)
     d = os.path.join(WORK, "many-shards")

@@ -216,6 +216,11 @@ def main():
               abs(kv(g, "llama.attention.layer_norm_rms_epsilon") - 1e-6) < 1e-12 and
               kv(g, "llama.rope.freq_base") == 10000.0 and
               kv(g, "llama.attention.head_count_kv") == 4)
+    r = cli("convert", str(d), "-o", str(WORK / "defaults-dry.gguf"), "--dry-run")
+    check("llama-defaults: the plan warns of each default it took",
+          all("config.json has no %s" % k in r.stdout + r.stderr
+              for k in ("max_position_embeddings", "rms_norm_eps", "rope_theta")),
+          (r.stdout + r.stderr)[-800:])
 
     # MistralForCausalLM: MistralConfig's defaults (8 kv heads, 131072 positions)
     def mistral(c):

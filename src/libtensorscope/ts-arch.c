@@ -17,6 +17,7 @@
 #include "ts-side-file-private.h"
 #include "ts-arch.h"
 #include "ts-json-private.h"
+#include "ts-metadata-entry.h"
 
 /* the size of one dimension of a tensor, in terms of config.json */
 typedef enum
@@ -183,10 +184,21 @@ defaults_for (const char *model_type)
   return NULL;
 }
 
+/* The origin of a value config.json leaves to @d's default, which is
+ * also noted (@value as text, taken) for the plan to warn about. */
 static char *
-default_origin (const ConfigDefaults *d,
-                const char           *key)
+default_origin (TsHfConfig           *config,
+                const ConfigDefaults *d,
+                const char           *key,
+                char                 *value)
 {
+  g_autofree char *owned = value;
+
+  if (config->defaults_used == NULL)
+    config->defaults_used = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (config->defaults_used,
+                   g_strdup_printf (_("config.json has no %s: %s, the default of transformers' %s, "
+                                      "as llama.cpp's converter takes it"), key, owned, d->class_name));
   return g_strdup_printf ("transformers %s default; config.json has no %s", d->class_name, key);
 }
 
@@ -321,7 +333,8 @@ parse_config (TsHfConfig  *config,
            defaults != NULL && defaults->n_kv_heads > 0)
     {
       config->n_kv_heads = defaults->n_kv_heads;
-      config->n_kv_heads_origin = default_origin (defaults, "num_key_value_heads");
+      config->n_kv_heads_origin = default_origin (config, defaults, "num_key_value_heads",
+                                                 g_strdup_printf ("%u", config->n_kv_heads));
     }
   else
     {
@@ -339,7 +352,8 @@ parse_config (TsHfConfig  *config,
       if (defaults == NULL)
         return missing_key ("rope_theta", error);
       config->rope_theta = defaults->rope_theta;
-      config->rope_theta_origin = default_origin (defaults, "rope_theta");
+      config->rope_theta_origin = default_origin (config, defaults, "rope_theta",
+                                                 ts_format_float (config->rope_theta, FALSE));
     }
   if (read_uint (root, "max_position_embeddings", &config->context_length) &&
       config->context_length <= G_MAXUINT32)
@@ -354,7 +368,8 @@ parse_config (TsHfConfig  *config,
   else if (defaults != NULL)
     {
       config->context_length = defaults->context_length;
-      config->context_length_origin = default_origin (defaults, "max_position_embeddings");
+      config->context_length_origin = default_origin (config, defaults, "max_position_embeddings",
+                                                     g_strdup_printf ("%" G_GUINT64_FORMAT, config->context_length));
     }
   else
     return missing_key ("max_position_embeddings", error);
@@ -363,7 +378,8 @@ parse_config (TsHfConfig  *config,
   else if (defaults != NULL)
     {
       config->rms_norm_eps = defaults->rms_norm_eps;
-      config->rms_norm_eps_origin = default_origin (defaults, "rms_norm_eps");
+      config->rms_norm_eps_origin = default_origin (config, defaults, "rms_norm_eps",
+                                                   ts_format_float (config->rms_norm_eps, FALSE));
     }
   else
     return missing_key ("rms_norm_eps", error);
@@ -448,6 +464,7 @@ ts_hf_config_free (TsHfConfig *config)
   g_free (config->context_length_origin);
   g_free (config->rope_theta_origin);
   g_free (config->rms_norm_eps_origin);
+  g_clear_pointer (&config->defaults_used, g_ptr_array_unref);
   g_free (config);
 }
 

@@ -37,6 +37,7 @@ typedef struct
   char    *rope_theta_origin;
   double   rms_norm_eps;
   char    *rms_norm_eps_origin;
+  GPtrArray *defaults_used;       /* notes on keys taken from transformers' defaults, or NULL */
   guint    vocab_size;
   gboolean tie_word_embeddings;
   gboolean tie_word_embeddings_set; /* config.json says either way */

@@ -778,24 +778,9 @@ load_source (TsConversionPlan  *self,
   self->arch = ts_arch_for_config (self->config, error);
   if (self->arch == NULL)
     return FALSE;
-  {
-    /* keys config.json leaves to transformers' defaults, as the converter does */
-    const TsHfConfig *c = self->config;
-    g_autofree char *ctx = g_strdup_printf ("%" G_GUINT64_FORMAT, c->context_length);
-    g_autofree char *kv = g_strdup_printf ("%u", c->n_kv_heads);
-    g_autofree char *theta = ts_format_float (c->rope_theta, FALSE);
-    g_autofree char *eps = ts_format_float (c->rms_norm_eps, FALSE);
-    const struct { const char *value; const char *origin; } used[] = {
-      { ctx, c->context_length_origin },
-      { kv, c->n_kv_heads_origin },
-      { theta, c->rope_theta_origin },
-      { eps, c->rms_norm_eps_origin },
-    };
-
-    for (guint i = 0; i < G_N_ELEMENTS (used); i++)
-      if (g_str_has_prefix (used[i].origin, "transformers "))
-        add_warning (self, _("%s (%s), as llama.cpp's converter takes it"), used[i].value, used[i].origin);
-  }
+  /* keys config.json leaves to transformers' defaults, as the converter does */
+  for (guint i = 0; self->config->defaults_used != NULL && i < self->config->defaults_used->len; i++)
+    add_warning (self, "%s", (const char *) g_ptr_array_index (self->config->defaults_used, i));
   self->source = ts_model_file_load (self->dir, cancellable, error);
   if (self->source == NULL)
     return FALSE;
