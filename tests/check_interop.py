@@ -752,6 +752,36 @@ def main(argv=None):
                 except (RuntimeError, GGUFError, OSError, ValueError) as e:
                     res.fail(f"{tag}/{step}", str(e))
 
+    # ---- (d) every ggml type: @huggingface/gguf names each type id of the
+    # fixture that holds one tensor of every type we know, as our reader does
+    if not a.reference_only and a.only is None:
+        tag = "fixtures/gguf_all_ggml_types"
+        fixdir = work / "fixtures"
+        code, out, err, dt = run([PY, str(HERE / "fixtures" / "gen_valid.py"), str(fixdir)])
+        fix = fixdir / "gguf_all_ggml_types.gguf"
+        if code != 0 or not fix.is_file():
+            res.fail(f"{tag}/inspect", f"gen_valid.py failed: {err.strip()[-300:]}")
+        elif cli is None or not node_ok:
+            res.fail(f"{tag}/inspect", cli_problem or f"node modules missing in {nm}")
+        else:
+            code, out, err, dt = run(["node", str(INTEROP / "gguf_dump.mjs"), str(fix)], env=node_env)
+            code2, out2, err2, dt = run([cli, "inspect", "--json", str(fix)])
+            if code != 0 or code2 != 0:
+                res.fail(f"{tag}/inspect", f"gguf_dump exit {code}: {err.strip()[-200:]}; "
+                         f"inspect exit {code2}: {err2.strip()[-200:]}")
+            else:
+                lib = normalize_dump(json.loads(out))
+                mine = normalize_inspect(json.loads(out2))
+                errs = compare_listings(mine, lib, "inspect", "@huggingface/gguf")
+                unknown = [t["name"] for t in mine["tensors"] if t["dtype"] == "unknown"]
+                if unknown:
+                    errs.append("our reader does not know the type of " + ", ".join(unknown))
+                if errs:
+                    res.fail(f"{tag}/inspect", "; ".join(errs[:6]))
+                else:
+                    res.ok(f"{tag}/inspect", f"{len(lib['tensors'])} ggml types named alike: "
+                           + " ".join(t["dtype"] for t in lib["tensors"]))
+
     print()
     print("time per step kind: " + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(timings.items()))
           + f"; total {time.time() - t_start:.1f} s")

@@ -69,6 +69,9 @@ static const TsDTypeInfo dtype_infos[TS_DTYPE_N_TYPES] = {
   [TS_DTYPE_TQ1_0]    = { "TQ1_0",    256, 54,  34, NULL },
   [TS_DTYPE_TQ2_0]    = { "TQ2_0",    256, 66,  35, NULL },
   [TS_DTYPE_MXFP4]    = { "MXFP4",    32,  17,  39, NULL },
+  [TS_DTYPE_NVFP4]    = { "NVFP4",    64,  36,  40, NULL },
+  [TS_DTYPE_Q1_0]     = { "Q1_0",     128, 18,  41, NULL },
+  [TS_DTYPE_Q2_0]     = { "Q2_0",     64,  18,  42, NULL },
 };
 
 const TsDTypeInfo *
@@ -399,7 +402,8 @@ ts_dtype_read_f32 (TsDType       dtype,
     case TS_DTYPE_IQ3_XXS: case TS_DTYPE_IQ1_S: case TS_DTYPE_IQ4_NL:
     case TS_DTYPE_IQ3_S: case TS_DTYPE_IQ2_S: case TS_DTYPE_IQ4_XS:
     case TS_DTYPE_IQ1_M: case TS_DTYPE_TQ1_0: case TS_DTYPE_TQ2_0:
-    case TS_DTYPE_MXFP4: case TS_DTYPE_N_TYPES:
+    case TS_DTYPE_MXFP4: case TS_DTYPE_NVFP4: case TS_DTYPE_Q1_0:
+    case TS_DTYPE_Q2_0: case TS_DTYPE_N_TYPES:
     default:
       return FALSE;
     }

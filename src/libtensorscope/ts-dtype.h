@@ -62,6 +62,9 @@ typedef enum
   TS_DTYPE_TQ1_0,
   TS_DTYPE_TQ2_0,
   TS_DTYPE_MXFP4,
+  TS_DTYPE_NVFP4,
+  TS_DTYPE_Q1_0,
+  TS_DTYPE_Q2_0,
   TS_DTYPE_N_TYPES
 } TsDType;
 
