@@ -3,7 +3,8 @@
 # in the same run cmp two identical copies of as many bytes as the audit reads.
 #
 # Usage: bench/bench-audit.sh [TENSORSCOPE_CLI] [WORKDIR]
-#   TENSORSCOPE_CLI defaults to _build/src/tensorscope-cli/tensorscope-cli
+#   TENSORSCOPE_CLI defaults to _build/release/src/tensorscope-cli/tensorscope-cli
+#   (then _build/src/...);
 #   WORKDIR (default /tmp/tensorscope-bench-audit) keeps the 2.2 GB checkpoint,
 #   its GGUF and a copy of the GGUF between runs; delete it when done.
 #
@@ -14,9 +15,10 @@
 
 set -euo pipefail
 
-CLI=${1:-_build/src/tensorscope-cli/tensorscope-cli}
-WORK=${2:-/tmp/tensorscope-bench-audit}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/find-built.sh"
+find_built CLI "${1:-}" src/tensorscope-cli/tensorscope-cli
+WORK=${2:-/tmp/tensorscope-bench-audit}
 CK=$WORK/checkpoint
 GGUF=$WORK/model-bf16.gguf
 COPY_A=$WORK/cmp-a.bin

@@ -21,16 +21,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-BENCH=${1:-}
-if [ -z "$BENCH" ]; then
-  for c in "$HERE/../_build/release/bench/bench-gui" "$HERE/../_build/bench/bench-gui"; do
-    if [ -x "$c" ]; then BENCH=$c; break; fi
-  done
-fi
-if [ -z "$BENCH" ] || [ ! -x "$BENCH" ]; then
-  echo "bench-gui.sh: build bench-gui first (meson compile -C BUILD bench-gui)" >&2
-  exit 2
-fi
+. "$HERE/find-built.sh"
+find_built BENCH "${1:-}" bench/bench-gui
 BUILD=$(cd "$(dirname "$BENCH")/.." && pwd)
 
 if [ -n "${2:-}" ]; then

@@ -24,14 +24,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-CLI=${1:-}
-if [ -z "$CLI" ]; then
-  for c in "$HERE/../_build/release/src/tensorscope-cli/tensorscope-cli" \
-           "$HERE/../_build/src/tensorscope-cli/tensorscope-cli"; do
-    if [ -x "$c" ]; then CLI=$c; break; fi
-  done
-fi
-[ -x "$CLI" ] || { echo "tensorscope-cli not found; pass its path" >&2; exit 2; }
+. "$HERE/find-built.sh"
+find_built CLI "${1:-}" src/tensorscope-cli/tensorscope-cli
 PY=/usr/bin/python3
 RUNS=5
 
