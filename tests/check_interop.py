@@ -3,8 +3,10 @@
 
 For several generated checkpoint shapes and all four output types:
  (a) bytes:   `tensorscope-cli convert` output == tests/ref/ref_convert.py output, byte for
-              byte; on a difference it prints the first differing offset and, from parsing
-              both files, the metadata key / tensor descriptor / tensor element it falls in;
+              byte, and == the output of llama.cpp's own convert_hf_to_gguf.py (the source
+              node-llama-cpp ships, run by tests/ref/llamacpp.py); on a difference it prints
+              the first differing offset and, from parsing both files, the metadata key /
+              tensor descriptor / tensor element it falls in;
  (b) inspect: @huggingface/gguf (tests/interop/gguf_dump.mjs) and `tensorscope-cli inspect
               --json` agree on every key (value for scalars, count for arrays) and tensor;
  (c) logits:  llama.cpp itself (node-llama-cpp, tests/interop/llama_logits.mjs) runs our
@@ -37,6 +39,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "ref"))
+import llamacpp  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REF = HERE / "ref"
@@ -569,6 +574,10 @@ def main(argv=None):
             return 2
     nm = Path(a.node_modules).resolve()
     node_env = dict(os.environ, NODE_PATH=str(nm))
+    # the Node.js setup-npm.sh chose (node-llama-cpp needs 20 or newer)
+    node_bin = nm.parent / "bin" / "node"
+    if node_bin.exists():
+        node_env["PATH"] = str(node_bin.parent) + os.pathsep + node_env.get("PATH", "")
     node_ok = (nm / "node-llama-cpp").is_dir() and (nm / "@huggingface" / "gguf").is_dir()
     timings = {}
 
@@ -585,6 +594,13 @@ def main(argv=None):
             if not os.access(cli, os.X_OK):
                 cli_problem = f"{cli} is not an executable"
                 cli = None
+
+    llama_tree = llama_problem = None
+    if not a.reference_only:
+        try:
+            llama_tree = llamacpp.source_tree(nm, work)
+        except llamacpp.Unavailable as e:
+            llama_problem = str(e)
 
     t_start = time.time()
     for name in names:
@@ -679,6 +695,22 @@ def main(argv=None):
                         res.fail(f"{tag}/bytes-{variant}", explain_difference(alt, ref_path))
                     if alt.exists():
                         alt.unlink()
+                # llama.cpp's own converter
+                real = outdir / f"{name}.{t}.llamacpp.gguf"
+                if llama_tree is None:
+                    res.fail(f"{tag}/bytes-llamacpp", llama_problem)
+                else:
+                    t0 = time.time()
+                    code, err = llamacpp.convert(llama_tree, ckpt, real, t)
+                    timed("llama.cpp convert_hf_to_gguf.py", time.time() - t0)
+                    if code != 0 or not real.is_file():
+                        res.fail(f"{tag}/bytes-llamacpp", f"llama.cpp's converter failed: {err[-400:]}")
+                    elif real.read_bytes() == ours.read_bytes():
+                        res.ok(f"{tag}/bytes-llamacpp", f"identical to llama.cpp's convert_hf_to_gguf.py")
+                    else:
+                        res.fail(f"{tag}/bytes-llamacpp", explain_difference(ours, real))
+                    if real.exists():
+                        real.unlink()
 
             # ---- (b) @huggingface/gguf vs our inspector
             if not have_ours:

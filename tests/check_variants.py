@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """config.json, tokenizer.json and shard variants of a Llama checkpoint that
 llama.cpp's converter handles in its own way: each one is converted by
-`tensorscope-cli convert` and by tests/ref/ref_convert.py (the independent
-re-derivation), and the two files must be byte-identical.  A few facts are
+`tensorscope-cli convert`, by tests/ref/ref_convert.py (the independent
+re-derivation) and by llama.cpp's own convert_hf_to_gguf.py (tests/ref/
+llamacpp.py, from the source node-llama-cpp ships), and the files must be
+byte-identical.  A few facts are
 also asserted on the output itself (a key's value, its place), so that the
 two converters cannot agree on a wrong file.  Variants the converter must
 refuse fail with a specific message and leave no file behind.
 
-usage: check_variants.py CLI WORKDIR
+usage: check_variants.py CLI WORKDIR [NODE_MODULES]
 """
 import json
 import os
@@ -24,8 +26,11 @@ sys.path.insert(0, str(HERE / "ref"))
 from check_interop import parse_gguf, explain_difference  # noqa: E402
 from gen_checkpoint import write_safetensors  # noqa: E402
 from tscheck import check, summary, leftovers  # noqa: E402
+import llamacpp  # noqa: E402
 
 CLI, WORK = sys.argv[1], Path(sys.argv[2])
+NODE_MODULES = sys.argv[3] if len(sys.argv) > 3 else None
+LLAMACPP = None     # llama.cpp's source folder, once found
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 # GQA (4 q heads over 2 kv heads of 16), tied, one shard, llama3 rope, BF16
@@ -82,9 +87,12 @@ def cli(*args):
     return subprocess.run([CLI] + list(args), capture_output=True, text=True, timeout=300)
 
 
-def convert_both(name, d, outtype):
+def convert_both(name, d, outtype, llamacpp_judges=True):
+    """Ours against ref_convert.py and, unless the variant needs what only
+    transformers gives the converter (llamacpp_judges=False), llama.cpp's."""
     ours, ref = WORK / f"{name}.{outtype}.ours.gguf", WORK / f"{name}.{outtype}.ref.gguf"
-    for p in (ours, ref):
+    real = WORK / f"{name}.{outtype}.llamacpp.gguf"
+    for p in (ours, ref, real):
         if p.exists():
             p.unlink()
     r = cli("convert", str(d), "-o", str(ours), "--outtype", outtype)
@@ -99,6 +107,14 @@ def convert_both(name, d, outtype):
     same = ours.read_bytes() == ref.read_bytes()
     check(f"{name} [{outtype}] byte-identical to ref_convert.py", same,
           "" if same else explain_difference(str(ours), str(ref)))
+    if LLAMACPP is not None and llamacpp_judges:
+        code, err = llamacpp.convert(LLAMACPP, d, real, outtype)
+        if code != 0 or not real.is_file():
+            check(f"{name} [{outtype}] llama.cpp's converter converts", False, err)
+        else:
+            same = ours.read_bytes() == real.read_bytes()
+            check(f"{name} [{outtype}] byte-identical to llama.cpp's convert_hf_to_gguf.py", same,
+                  "" if same else explain_difference(str(ours), str(real)))
     return parse_gguf(ours)
 
 
@@ -144,7 +160,14 @@ def to_rope_parameters(c):
 
 
 def main():
+    global LLAMACPP
     WORK.mkdir(parents=True, exist_ok=True)
+    if NODE_MODULES:
+        try:
+            LLAMACPP = llamacpp.source_tree(NODE_MODULES, WORK)
+            check("llama.cpp's converter is at hand", True)
+        except llamacpp.Unavailable as e:
+            check("llama.cpp's converter is at hand", False, str(e))
     base = variant("base", BASE)
     g_base = convert_both("base", base, "bf16")
     base_freqs = tensor(g_base, "rope_freqs.weight")[1] if g_base else None
@@ -200,6 +223,33 @@ def main():
     check("original_max_position_embeddings changes rope_freqs (inside and at the top level alike)",
           None not in got and got[0] == got[1] != base_freqs)
 
+    # head sizes other than 64 and 128, other bases and factors: rope_freqs values in
+    # the band between the two wavelengths, where each float32 rounding shows (torch
+    # takes 2π / freq as (1 / freq) · 2π)
+    def rope(theta, factor, orig):
+        def fn(c):
+            c["rope_theta"] = theta
+            c["rope_scaling"].update(factor=factor, original_max_position_embeddings=orig)
+        return lambda d: edit_json(d, "config.json", fn)
+    for name, dims, edit in (
+            ("rope-hd96", ["--hidden", "192", "--heads", "2", "--kv-heads", "1"], None),
+            ("rope-hd112", ["--hidden", "224", "--heads", "2", "--kv-heads", "2"],
+             rope(1000000.0, 16.0, 4096)),
+            ("rope-hd256", ["--hidden", "256", "--heads", "1", "--kv-heads", "1"],
+             rope(10000.0, 8.0, 8192))):
+        d = variant(name, ["--layers", "1", "--intermediate", "96", "--seed", "37"] + dims, edit)
+        g = convert_both(name, d, "bf16")
+        rf = tensor(g, "rope_freqs.weight") if g else None
+        factor = json.loads((d / "config.json").read_text())["rope_scaling"]["factor"]
+        band = np.frombuffer(rf[1], "<f4") if rf else np.array([])
+        band = band[(band > 1) & (band < factor)]
+        check(f"{name}: rope_freqs has values between 1 and the factor", len(band) >= 2, f"{band}")
+        real = WORK / f"{name}.bf16.llamacpp.gguf"
+        if LLAMACPP is not None:
+            r = cli("audit", str(d), str(real))
+            check(f"{name}: the audit passes llama.cpp's own file", r.returncode == 0,
+                  (r.stdout + r.stderr)[-600:])
+
     # keys transformers' LlamaConfig fills in
     def drop_keys(c):
         for k in ("max_position_embeddings", "rms_norm_eps", "num_key_value_heads"):
@@ -209,7 +259,8 @@ def main():
     mha = ["--layers", "2", "--hidden", "64", "--heads", "4", "--kv-heads", "4",
            "--intermediate", "96", "--seed", "32"]
     d = variant("llama-defaults", mha, lambda d: edit_json(d, "config.json", drop_keys))
-    g = convert_both("llama-defaults", d, "bf16")
+    # (transformers' defaults: llama.cpp's converter gets them from AutoConfig)
+    g = convert_both("llama-defaults", d, "bf16", llamacpp_judges=False)
     if g:
         check("llama-defaults: context 2048, eps 1e-6, base 10000, 4 kv heads",
               kv(g, "llama.context_length") == 2048 and
@@ -232,7 +283,7 @@ def main():
     d = variant("mistral-defaults", ["--layers", "2", "--hidden", "64", "--heads", "8",
                                      "--kv-heads", "8", "--intermediate", "96", "--seed", "33"],
                 lambda d: edit_json(d, "config.json", mistral))
-    g = convert_both("mistral-defaults", d, "bf16")
+    g = convert_both("mistral-defaults", d, "bf16", llamacpp_judges=False)
     if g:
         check("mistral-defaults: context 131072, 8 kv heads",
               kv(g, "llama.context_length") == 131072 and kv(g, "llama.attention.head_count_kv") == 8)

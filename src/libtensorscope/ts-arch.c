@@ -482,7 +482,11 @@ ts_hf_config_has_linear_rope (const TsHfConfig *config)
          config->has_rope_factor;
 }
 
-/* Every step in float32, as the converter's torch code does. */
+/* Every step in float32, as the converter's torch code does. There a
+ * Python number divided by a tensor is the tensor's reciprocal times the
+ * number (Tensor.__rtruediv__), two roundings where a division has one:
+ * so 2π / freq is (1 / freq) · 2π here, and old_ctx / wavelength is
+ * (1 / wavelength) · old_ctx. */
 float *
 ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
                                  guint            *n_values)
@@ -503,7 +507,7 @@ ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
     {
       float exponent = (float) (2 * i) / (float) dim;
       float freq = 1.0f / powf (base, exponent);
-      float wavelen = two_pi / freq;
+      float wavelen = (1.0f / freq) * two_pi;
 
       if (wavelen < high_wavelen)
         out[i] = 1.0f;
@@ -511,7 +515,7 @@ ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
         out[i] = factor;
       else
         {
-          float smooth = (old_ctx / wavelen - low) / span;
+          float smooth = ((1.0f / wavelen) * old_ctx - low) / span;
 
           out[i] = 1.0f / ((1.0f - smooth) / factor + smooth);
         }

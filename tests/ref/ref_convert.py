@@ -274,7 +274,11 @@ def rope_freqs_llama3(cfg, rope_params):
     high_wl = old_ctx / high
     with np.errstate(all="ignore"):
         expo = (np.arange(0, dim, 2, dtype=np.float32) / f32(dim)).astype(np.float32)
-        freqs = (f32(1.0) / np.power(f32(base), expo, dtype=np.float32)).astype(np.float32)
+        # float32 pow correctly rounded (through float64), as C's powf and torch's
+        # pow kernel give it here; numpy's own float32 power is off by an ulp for
+        # one exponent in five on this machine
+        powers = np.array([math.pow(float(f32(base)), float(e)) for e in expo]).astype(np.float32)
+        freqs = (f32(1.0) / powers).astype(np.float32)
         out = []
         for fr in freqs:
             wl = f32(f32(f32(1) / fr) * f32(2 * math.pi))
