@@ -7,7 +7,7 @@
 // `offset` is relative to the data section, `abs_offset` absolute in the file.
 // Usage: node gguf_dump.mjs FILE.gguf   (resolve @huggingface/gguf via NODE_PATH or a
 //        node_modules next to / above this script's working directory)
-import { createRequire } from "node:module";
+import { loadModule } from "./load-module.mjs";
 import path from "node:path";
 import process from "node:process";
 
@@ -17,17 +17,6 @@ if (!file) {
     process.exit(2);
 }
 
-async function loadGguf() {
-    // prefer NODE_PATH entries (ESM ignores NODE_PATH), then normal resolution
-    const bases = (process.env.NODE_PATH || "").split(path.delimiter).filter(Boolean);
-    for (const b of bases) {
-        try {
-            const req = createRequire(path.join(path.resolve(b), "noop.js"));
-            return await import(req.resolve("@huggingface/gguf"));
-        } catch (e) { /* try the next one */ }
-    }
-    return await import("@huggingface/gguf");
-}
 
 const TYPE_NAMES = ["uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "bool",
     "string", "array", "uint64", "int64", "float64"];
@@ -39,7 +28,7 @@ function jsonValue(v) {
     return v;
 }
 
-const lib = await loadGguf();
+const lib = await loadModule("@huggingface/gguf");
 const { gguf, GGMLQuantizationType } = lib;
 const res = await gguf(path.resolve(file), {
     allowLocalFile: true,

@@ -8,7 +8,7 @@
 //   Env: LLAMA_KV_TYPE=F16|F32 (default F32: the KV cache is not rounded to F16).
 // Output: {"n_vocab", "tokens", "logprobs": [[log p(token id | prefix) for id in 0..n_vocab-1], ...]}
 // CPU only (gpu: false), one thread: on a 2-core machine the default of 4 is ~10x slower.
-import { createRequire } from "node:module";
+import { loadModule } from "./load-module.mjs";
 import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
@@ -19,16 +19,6 @@ if (!modelPath || !tokensArg || !outPath) {
     process.exit(2);
 }
 
-async function loadModule(name) {
-    const bases = (process.env.NODE_PATH || "").split(path.delimiter).filter(Boolean);
-    for (const b of bases) {
-        try {
-            const req = createRequire(path.join(path.resolve(b), "noop.js"));
-            return await import(req.resolve(name));
-        } catch (e) { /* next */ }
-    }
-    return await import(name);
-}
 
 const tokText = tokensArg.startsWith("@") ? fs.readFileSync(tokensArg.slice(1), "utf8") : tokensArg;
 const tokens = tokText.split(/[\s,]+/).filter(Boolean).map((s) => {
