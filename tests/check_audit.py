@@ -451,6 +451,92 @@ def structure_cases(r, ck, ggufs):
             "truncated" in rep["error"]["message"], err)
 
 
+def _strings_raw(items):
+    return (struct.pack("<IQ", T_STRING, len(items)) +
+            b"".join(string_raw(x) for x in items))
+
+
+def _kv(g, key):
+    return next(e for e in g.kv if e[0] == key)
+
+
+def _strings(g, key):
+    raw = _kv(g, key)[2]
+    etype, n = struct.unpack_from("<IQ", raw)
+    assert etype == T_STRING
+    pos, out = 12, []
+    for _ in range(n):
+        x, pos = _read_string(raw, pos)
+        out.append(x)
+    return out
+
+
+def tokenizer_cases(r, ck, ggufs):
+    """The tokenizer and geometry keys a conversion must carry over: the
+    vocabulary, token types and merges are learned data; the flags and head
+    sizes change what llama.cpp does with the weights."""
+    T_INT32, T_BOOL = 5, 7
+
+    def tampered(name, edit):
+        g = Gguf(ggufs["bf16"])
+        edit(g)
+        path = r.work / f"{name}.gguf"
+        g.write(path)
+        return path
+
+    def set_strings(key, fn):
+        def edit(g):
+            items = _strings(g, key)
+            fn(items)
+            _kv(g, key)[2] = _strings_raw(items)
+        return edit
+
+    def one_token(items):
+        items[300] = items[300] + "x"
+    expect_fail(r, "one token's text changed", ck, tampered("token-text", set_strings(
+        "tokenizer.ggml.tokens", one_token)), lambda rep: (
+        check_named(rep, "metadata:tokenizer.ggml.tokens")["status"] == "fail" and
+        "item 300" in check_named(rep, "metadata:tokenizer.ggml.tokens")["detail"]))
+
+    def swap_merges(items):
+        items[0], items[1] = items[1], items[0]
+    expect_fail(r, "two merges swapped (merge priority)", ck, tampered("merges", set_strings(
+        "tokenizer.ggml.merges", swap_merges)), lambda rep: (
+        "item 0" in check_named(rep, "metadata:tokenizer.ggml.merges")["detail"]))
+
+    def token_type(g):
+        e = _kv(g, "tokenizer.ggml.token_type")
+        raw = bytearray(e[2])
+        etype, n = struct.unpack_from("<IQ", raw)
+        assert etype == T_INT32 and n > 10
+        struct.pack_into("<i", raw, 12 + 4 * 10, 3)   # NORMAL -> CONTROL
+        e[2] = bytes(raw)
+    expect_fail(r, "a token's type changed", ck, tampered("token-type", token_type), lambda rep: (
+        "item 10 is 3, expected 1" in check_named(rep, "metadata:tokenizer.ggml.token_type")["detail"]))
+
+    def no_bos(g):
+        _kv(g, "tokenizer.ggml.add_bos_token")[2] = struct.pack("<B", 0)
+    expect_fail(r, "add_bos_token turned off", ck, tampered("add-bos", no_bos), lambda rep: (
+        check_named(rep, "metadata:tokenizer.ggml.add_bos_token")["status"] == "fail"))
+
+    def rope_dim(g):
+        g.set_u32("llama.rope.dimension_count", 8)
+    expect_fail(r, "rope.dimension_count changed", ck, tampered("rope-dim", rope_dim), lambda rep: (
+        check_named(rep, "metadata:llama.rope.dimension_count")["status"] == "fail"))
+
+    def linear(g):
+        g.add_kv("llama.rope.scaling.type", T_STRING, string_raw("linear"))
+    expect_fail(r, "linear rope scaling the config does not ask for", ck, tampered("linear", linear),
+                lambda rep: check_named(rep, "metadata:llama.rope.scaling.type")["status"] == "fail")
+
+    def pad_id(g):
+        g.add_kv("tokenizer.ggml.padding_token_id", T_UINT32, struct.pack("<I", 5))
+    code, rep, err = r.audit(ck, tampered("extra-key", pad_id))
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.padding_token_id")
+    r.check("a tokenizer key the source does not give: a warning, the audit still passes",
+            code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
+
 def same_format_cases(r, ck, ck1, ggufs, rewritten):
     code, rep, err = r.audit(ggufs["bf16"], rewritten)
     r.check("GGUF vs rewritten GGUF: exit 0", code == 0 and rep and rep["passed"] and
@@ -491,6 +577,7 @@ def main(argv):
     permutation_cases(r, ck, ggufs)
     norm_cases(r, ck, ggufs, ck32, ref32)
     structure_cases(r, ck, ggufs)
+    tokenizer_cases(r, ck, ggufs)
     same_format_cases(r, ck, ck1, ggufs, rewritten)
     usage_cases(r, ck, ggufs)
     print(f"{r.passed} passed, {len(r.failed)} failed")

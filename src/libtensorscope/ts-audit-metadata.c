@@ -15,6 +15,8 @@
 #include "ts-side-file-private.h"
 #include "ts-audit-private.h"
 #include "ts-file-part.h"
+#include "ts-gguf-metadata.h"
+#include "ts-hf-tokenizer.h"
 #include "ts-json-private.h"
 
 typedef struct
@@ -140,15 +142,83 @@ check_hparams (MetaContext *ctx)
   check_float (ctx, "attention.layer_norm_rms_epsilon", c->rms_norm_eps, c->rms_norm_eps_origin);
 }
 
+/* A key that may be missing (llama.cpp then takes its default) but must
+ * not say anything else. */
 static void
-check_vocab (MetaContext *ctx)
+check_uint_if_present (MetaContext *ctx,
+                       const char  *suffix,
+                       guint64      expected,
+                       const char  *origin)
+{
+  g_autofree char *key = NULL;
+
+  if (lookup (ctx, suffix, &key) != NULL)
+    check_uint (ctx, suffix, expected, origin);
+}
+
+/* Rope and attention geometry: llama.cpp takes n_embd / n_head where
+ * these keys are missing, so a head size of its own must be written. */
+static void
+check_geometry (MetaContext *ctx)
+{
+  const TsHfConfig *c = ctx->config;
+  gboolean own_head_dim = c->n_heads > 0 && c->head_dim != c->hidden_size / c->n_heads;
+  g_autofree char *key = NULL;
+
+  if (own_head_dim)
+    {
+      check_uint (ctx, "rope.dimension_count", c->head_dim, "config.json: head_dim");
+      check_uint (ctx, "attention.key_length", c->head_dim, "config.json: head_dim");
+      check_uint (ctx, "attention.value_length", c->head_dim, "config.json: head_dim");
+    }
+  else
+    {
+      const char *origin = c->has_head_dim ? "config.json: head_dim"
+                                           : "config.json: hidden_size / num_attention_heads";
+
+      check_uint_if_present (ctx, "rope.dimension_count", c->head_dim, origin);
+      check_uint_if_present (ctx, "attention.key_length", c->head_dim, origin);
+      check_uint_if_present (ctx, "attention.value_length", c->head_dim, origin);
+    }
+
+  /* linear rope scaling is metadata; llama3's is the rope_freqs tensor */
+  if (ts_hf_config_has_linear_rope (c))
+    {
+      g_autofree char *type = NULL;
+      TsMetadataEntry *entry = lookup (ctx, "rope.scaling.type", &key);
+      g_autofree char *name = check_name (key);
+
+      type = entry ? ts_metadata_entry_dup_string (entry) : NULL;
+      _ts_audit_report_add_check (ctx->report, name,
+                                  g_strcmp0 (type, "linear") == 0 ? TS_AUDIT_PASS : TS_AUDIT_FAIL,
+                                  _("\"%s\"; config.json's %s asks for linear scaling"),
+                                  type ? type : _("nothing"), c->rope_origin);
+      check_float (ctx, "rope.scaling.factor", c->rope_factor, c->rope_origin);
+    }
+  else
+    {
+      TsMetadataEntry *entry = lookup (ctx, "rope.scaling.type", &key);
+      g_autofree char *type = entry ? ts_metadata_entry_dup_string (entry) : NULL;
+
+      if (type != NULL && !g_str_equal (type, "none"))
+        {
+          g_autofree char *name = check_name (key);
+
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                      _("the GGUF asks for \"%s\" rope scaling, which config.json "
+                                      "does not"), type);
+        }
+    }
+}
+
+/* The token count config.json implies: where the source's tokenizer
+ * cannot be read, the one check left on the token list. */
+static void
+check_token_count (MetaContext *ctx)
 {
   TsMetadataEntry *tokens = ts_model_file_lookup_metadata (ctx->target, "tokenizer.ggml.tokens");
-  g_autofree char *key = NULL;
   guint64 n;
 
-  if (lookup (ctx, "vocab_size", &key) != NULL)
-    check_uint (ctx, "vocab_size", ctx->config->vocab_size, "config.json: vocab_size");
   if (tokens == NULL || ts_metadata_entry_get_value_type (tokens) != TS_VALUE_ARRAY)
     {
       _ts_audit_report_add_check (ctx->report, "metadata:tokenizer.ggml.tokens", TS_AUDIT_FAIL,
@@ -335,17 +405,185 @@ check_chat_template (MetaContext *ctx,
                                             : _("the source has no chat template, nor has the GGUF"));
   else if (found == NULL)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                "the GGUF has no chat template; tokenizer_config.json has one "
-                                "of %" G_GSIZE_FORMAT " bytes", want_len);
+                                _("the GGUF has no chat template; tokenizer_config.json has one "
+                                "of %" PRIu64 " bytes"), (guint64) want_len);
   else if (found_len == want_len && memcmp (found, want, want_len) == 0)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
-                                "identical to the source's (%" G_GSIZE_FORMAT " bytes)", want_len);
+                                _("identical to the source's (%" PRIu64 " bytes)"), (guint64) want_len);
   else
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                "differs from the source's from byte %" G_GSIZE_FORMAT
-                                " (GGUF %" G_GSIZE_FORMAT " bytes, source %" G_GSIZE_FORMAT " bytes)",
-                                first_difference (found, found_len, want, want_len),
-                                found_len, want_len);
+                                _("differs from the source's from byte %" PRIu64
+                                " (GGUF %" PRIu64 " bytes, source %" PRIu64 " bytes)"),
+                                (guint64) first_difference (found, found_len, want, want_len),
+                                (guint64) found_len, (guint64) want_len);
+}
+
+/* ------------------------------------------------- tokenizer metadata */
+
+/* The first way in which ENTRY (the GGUF's) differs from WANT. */
+static char *
+describe_difference (TsMetadataEntry *entry,
+                     TsMetadataEntry *want)
+{
+  TsValueType t = ts_metadata_entry_get_value_type (entry);
+  g_autofree char *found_text = NULL, *want_text = NULL;
+
+  if (t != ts_metadata_entry_get_value_type (want) ||
+      (t == TS_VALUE_ARRAY &&
+       ts_metadata_entry_get_array_type (entry) != ts_metadata_entry_get_array_type (want)))
+    return g_strdup_printf (_("a value of another type (%s, expected %s)"),
+                            ts_value_type_to_nick (t),
+                            ts_value_type_to_nick (ts_metadata_entry_get_value_type (want)));
+  if (t == TS_VALUE_ARRAY)
+    {
+      guint64 n = ts_metadata_entry_get_array_length (entry);
+      guint64 m = ts_metadata_entry_get_array_length (want);
+
+      for (guint64 i = 0; i < MIN (n, m); i++)
+        {
+          g_autoptr(TsMetadataEntry) a = ts_metadata_entry_get_item (entry, i);
+          g_autoptr(TsMetadataEntry) b = ts_metadata_entry_get_item (want, i);
+          g_autofree char *sa = ts_metadata_entry_to_string (a);
+          g_autofree char *sb = ts_metadata_entry_to_string (b);
+
+          if (!g_str_equal (sa, sb))
+            return g_strdup_printf (_("item %" PRIu64 " is %s, expected %s"), i, sa, sb);
+        }
+      return g_strdup_printf (_("%" PRIu64 " items, expected %" PRIu64), n, m);
+    }
+  found_text = ts_metadata_entry_to_string (entry);
+  want_text = ts_metadata_entry_to_string (want);
+  return g_strdup_printf (_("%s, expected %s"), found_text, want_text);
+}
+
+static gboolean
+entry_bytes_equal (TsModelFile     *target,
+                   TsMetadataEntry *entry,
+                   GBytes          *want_bytes,
+                   TsMetadataEntry *want)
+{
+  g_autoptr(TsFilePart) part = g_list_model_get_item (ts_model_file_get_parts (target), 0);
+  gsize size;
+  const guint8 *data = g_bytes_get_data (want_bytes, &size);
+
+  return ts_metadata_entry_get_length (entry) == ts_metadata_entry_get_length (want) &&
+         memcmp (ts_file_part_get_contents (part) + ts_metadata_entry_get_offset (entry),
+                 data + ts_metadata_entry_get_offset (want),
+                 ts_metadata_entry_get_length (want)) == 0;
+}
+
+/* The tokenizer the GGUF must carry is what the source's tokenizer files
+ * give, read as the converter reads them (the tests hold that reading to
+ * llama.cpp's own converter): the tokens, their types, the merges and the
+ * flags, compared key by key, byte for byte. The special token ids the
+ * audit derives itself (above) and the chat template are left to their
+ * own checks. */
+static void
+check_tokenizer (MetaContext *ctx)
+{
+  static const char * const own_checks[] = {
+    "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id", "tokenizer.chat_template", NULL
+  };
+  g_autoptr(TsGgufMetadata) md = ts_gguf_metadata_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) want_bytes = NULL;
+  g_autoptr(GListModel) wanted = NULL;
+  g_autofree char *pre = NULL;
+  TsMetadataEntry *pre_entry = ts_model_file_lookup_metadata (ctx->target, "tokenizer.ggml.pre");
+  GListModel *have = ts_model_file_get_metadata (ctx->target);
+  gboolean pre_given = FALSE;
+
+  if (!ts_hf_tokenizer_add_metadata (ctx->dir, ctx->config, NULL, md, &error) &&
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) && pre_entry != NULL &&
+      ts_metadata_entry_get_value_type (pre_entry) == TS_VALUE_STRING)
+    {
+      /* a pre-tokenizer only a name identifies: the conversion's choice */
+      g_clear_error (&error);
+      g_clear_pointer (&md, ts_gguf_metadata_free);
+      md = ts_gguf_metadata_new ();
+      pre = ts_metadata_entry_dup_string (pre_entry);
+      pre_given = TRUE;
+      ts_hf_tokenizer_add_metadata (ctx->dir, ctx->config, pre, md, &error);
+    }
+  if (error != NULL)
+    {
+      _ts_audit_report_add_check (ctx->report, "metadata:tokenizer", TS_AUDIT_FAIL,
+                                  _("cannot read the source's tokenizer: %s"), error->message);
+      check_token_count (ctx);
+      return;
+    }
+
+  want_bytes = ts_gguf_metadata_get_bytes (md);
+  wanted = ts_gguf_metadata_list_entries (md);
+  for (guint i = 0; i < g_list_model_get_n_items (wanted); i++)
+    {
+      g_autoptr(TsMetadataEntry) want = g_list_model_get_item (wanted, i);
+      const char *key = ts_metadata_entry_get_key (want);
+      TsMetadataEntry *entry = ts_model_file_lookup_metadata (ctx->target, key);
+      g_autofree char *name = check_name (key);
+      gboolean learned = g_str_equal (key, "tokenizer.ggml.tokens") ||
+                         g_str_equal (key, "tokenizer.ggml.token_type") ||
+                         g_str_equal (key, "tokenizer.ggml.merges") ||
+                         g_str_equal (key, "tokenizer.ggml.model");
+
+      if (!g_str_has_prefix (key, "tokenizer.") || g_strv_contains (own_checks, key))
+        continue;
+      if (entry == NULL)
+        _ts_audit_report_add_check (ctx->report, name, learned ? TS_AUDIT_FAIL : TS_AUDIT_WARN,
+                                    learned ? _("the GGUF has no %s")
+                                            : _("the GGUF has no %s; llama.cpp takes its default"),
+                                    key);
+      else if (g_str_equal (key, "tokenizer.ggml.tokens") &&
+               ts_metadata_entry_get_array_length (entry) != ctx->config->vocab_size)
+        check_token_count (ctx);
+      else if (entry_bytes_equal (ctx->target, entry, want_bytes, want))
+        {
+          if (g_str_equal (key, "tokenizer.ggml.tokens"))
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                        _("%" PRIu64 " tokens (config.json vocab_size), identical to "
+                                          "the source tokenizer's"),
+                                        ts_metadata_entry_get_array_length (want));
+          else if (ts_metadata_entry_get_value_type (want) == TS_VALUE_ARRAY)
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                        _("%" PRIu64 " items, identical to the source tokenizer's"),
+                                        ts_metadata_entry_get_array_length (want));
+          else
+            {
+              g_autofree char *text = ts_metadata_entry_to_string (want);
+
+              _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                          pre_given && g_str_equal (key, "tokenizer.ggml.pre")
+                                          ? _("%s (the conversion's choice: the source's pre-tokenizer "
+                                              "has no name)")
+                                          : _("%s, as the source tokenizer gives"), text);
+            }
+        }
+      else
+        {
+          g_autofree char *how = describe_difference (entry, want);
+
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                      _("differs from the source tokenizer's: %s"), how);
+        }
+    }
+
+  /* tokenizer keys the source does not give */
+  for (guint i = 0; i < g_list_model_get_n_items (have); i++)
+    {
+      g_autoptr(TsMetadataEntry) entry = g_list_model_get_item (have, i);
+      const char *key = ts_metadata_entry_get_key (entry);
+
+      if (g_str_has_prefix (key, "tokenizer.") && !ts_gguf_metadata_contains (md, key) &&
+          !g_strv_contains (own_checks, key))
+        {
+          g_autofree char *name = check_name (key);
+          g_autofree char *text = ts_metadata_entry_to_string (entry);
+
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                                      _("%s; the source's tokenizer files do not give this key"),
+                                      text);
+        }
+    }
 }
 
 void
@@ -360,12 +598,18 @@ _ts_audit_check_metadata (TsAuditReport    *report,
   g_autoptr(JsonParser) tok_parser = json_parser_new_immutable ();
   JsonObject *tcfg = load_object (dir, "tokenizer_config.json", tcfg_parser);
   JsonObject *tokenizer = load_object (dir, "tokenizer.json", tok_parser);
+  g_autofree char *vocab_key = NULL;
 
   check_hparams (&ctx);
-  check_vocab (&ctx);
+  check_geometry (&ctx);
+  if (lookup (&ctx, "vocab_size", &vocab_key) != NULL)
+    check_uint (&ctx, "vocab_size", config->vocab_size, "config.json: vocab_size");
   check_special_token (&ctx, tcfg, tokenizer, "bos");
   check_special_token (&ctx, tcfg, tokenizer, "eos");
   check_chat_template (&ctx, tcfg);
+  /* one parsed tokenizer.json at a time: a Llama 3 one takes ~100 MB */
+  g_clear_object (&tok_parser);
+  check_tokenizer (&ctx);
 }
 
 /* ------------------------------------------------- same-format metadata */
