@@ -364,6 +364,19 @@ def explain_difference(ours_path, ref_path):
 
 # ------------------------------------------------------------------ exact widening to F32
 
+def judge_bytes(res, key, ours, other, scratch, failure):
+    """ours == other byte for byte (failure: why one of them could not be
+    made, or a false value); SCRATCH, the file made for this check, goes."""
+    if failure:
+        res.fail(key, failure)
+    elif ours.read_bytes() == other.read_bytes():
+        res.ok(key, f"{ours.stat().st_size} bytes identical")
+    else:
+        res.fail(key, explain_difference(ours, other))
+    if scratch.exists():
+        scratch.unlink()
+
+
 def widen_to_f32(src, dst):
     """Rewrite a GGUF with every tensor as F32 (exact: BF16/F16 widen, Q8_0 -> d*q) and
     general.file_type = 0; metadata otherwise byte-identical."""
@@ -686,15 +699,9 @@ def main(argv=None):
                     code, out, err, dt = run([cli, "convert", str(ckpt), "-o", str(alt), "--outtype", t,
                                               "--force"], env=dict(os.environ, **extra_env))
                     timed("tensorscope-cli convert", dt)
-                    if code != 0 or not alt.is_file():
-                        res.fail(f"{tag}/bytes-{variant}",
-                                 f"`tensorscope-cli convert` failed (exit {code}): {(err or out).strip()[-400:]}")
-                    elif alt.read_bytes() == ref_path.read_bytes():
-                        res.ok(f"{tag}/bytes-{variant}", f"{alt.stat().st_size} bytes identical")
-                    else:
-                        res.fail(f"{tag}/bytes-{variant}", explain_difference(alt, ref_path))
-                    if alt.exists():
-                        alt.unlink()
+                    judge_bytes(res, f"{tag}/bytes-{variant}", alt, ref_path, alt,
+                                (code != 0 or not alt.is_file()) and
+                                f"`tensorscope-cli convert` failed (exit {code}): {(err or out).strip()[-400:]}")
                 # llama.cpp's own converter
                 real = outdir / f"{name}.{t}.llamacpp.gguf"
                 if llama_tree is None:
@@ -703,14 +710,9 @@ def main(argv=None):
                     t0 = time.time()
                     code, err = llamacpp.convert(llama_tree, ckpt, real, t)
                     timed("llama.cpp convert_hf_to_gguf.py", time.time() - t0)
-                    if code != 0 or not real.is_file():
-                        res.fail(f"{tag}/bytes-llamacpp", f"llama.cpp's converter failed: {err[-400:]}")
-                    elif real.read_bytes() == ours.read_bytes():
-                        res.ok(f"{tag}/bytes-llamacpp", f"identical to llama.cpp's convert_hf_to_gguf.py")
-                    else:
-                        res.fail(f"{tag}/bytes-llamacpp", explain_difference(ours, real))
-                    if real.exists():
-                        real.unlink()
+                    judge_bytes(res, f"{tag}/bytes-llamacpp", ours, real, real,
+                                (code != 0 or not real.is_file()) and
+                                f"llama.cpp's converter failed: {err[-400:]}")
 
             # ---- (b) @huggingface/gguf vs our inspector
             if not have_ours:
