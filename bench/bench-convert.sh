@@ -36,7 +36,7 @@ BF16=$WORK/model-bf16.gguf
 Q8=$WORK/model-q8_0.gguf
 FLOOR=$WORK/floor.bin
 cleanup () {
-  rm -rf "$CK" "$CP" "$BF16" "$Q8" "$FLOOR" "$WORK"/time-*.txt
+  rm -rf "$CK" "$CP" "$BF16" "$Q8" "$FLOOR" "$WORK"/time-*.txt "$WORK"/llamacpp-*.gguf "$WORK"/ours-*.gguf
   if [ "$CLEAN_WORK" = 1 ]; then rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -114,7 +114,34 @@ mkdir -p "$CP"
 timed cpsync sh -c 'cp "$1"/*.safetensors "$2"/ && sync' sh "$CK" "$CP"
 rm -rf "$CP"
 
-"$PY" - "$ck_bytes" "$bf16_bytes" "$q8_bytes" "$WORK" "$ROUNDS" <<'EOF'
+# llama.cpp's own converter on the same checkpoint, once per type, and
+# whether its file is ours byte for byte: where its source is at hand
+# (node-llama-cpp's bundle in the build tree's npm folder, as the tests
+# install it; or TENSORSCOPE_NODE_MODULES) with python3-torch
+NODE_MODULES=${TENSORSCOPE_NODE_MODULES:-$HERE/../_build/release/npm/node_modules}
+LLAMA_TREE=$("$PY" - "$HERE/../tests/ref" "$NODE_MODULES" "$HERE/../_build/release/bench" 2>/dev/null <<'EOF' || true
+import sys
+sys.path.insert(0, sys.argv[1])
+import llamacpp
+print(llamacpp.source_tree(sys.argv[2], sys.argv[3]))
+EOF
+)
+LLAMA_ROWS=
+if [ -n "$LLAMA_TREE" ]; then
+  for t in bf16 q8_0; do
+    real=$WORK/llamacpp-$t.gguf
+    timed llamacpp-$t env PYTHONPATH="$HERE/../tests/ref/llamacpp_shim" \
+      "$PY" "$HERE/../tests/ref/llamacpp.py" "$LLAMA_TREE" "$CK" "$real" $t
+    "$CLI" convert "$CK" -o "$WORK/ours-$t.gguf" --outtype $t --force > /dev/null
+    if cmp -s "$real" "$WORK/ours-$t.gguf"; then same=yes; else same=NO; fi
+    rm -f "$real" "$WORK/ours-$t.gguf"
+    LLAMA_ROWS="$LLAMA_ROWS $t:$same"
+  done
+else
+  echo "(llama.cpp's converter not at hand: no node-llama-cpp bundle in $NODE_MODULES, or no python3-torch)"
+fi
+
+"$PY" - "$ck_bytes" "$bf16_bytes" "$q8_bytes" "$WORK" "$ROUNDS" "$LLAMA_ROWS" <<'EOF'
 import sys
 ck, bf16_out, q8_out, work, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 def load(name):
@@ -146,5 +173,11 @@ print(f"cp + sync:     {cpsync[0]:.3f} s; convert / (cp + sync): bf16 {bf[0] / c
 print(f"durable-write floor (dd oflag=direct + fsync of {bf16_out:,} bytes): {fl[0]:.3f} s = {fl[0] / cp[0]:.2f}x cp; "
       f"bf16 / floor {bf[0] / fl[0]:.2f}x, bf16 - floor {1000 * (bf[0] - fl[0]):.0f} ms")
 print(f"RSS target <= 256 MB: bf16 {max(r[1] for r in bfs):.1f} MB, q8_0 {max(r[1] for r in q8s):.1f} MB (largest of {rounds})")
+for item in sys.argv[6].split():
+    t, same = item.split(":")
+    wall, mb, rc = load(f"llamacpp-{t}")
+    ours = bf if t == "bf16" else q8
+    print(f"llama.cpp's convert_hf_to_gguf.py {t}: {wall:.3f} s, peak RSS {mb:.1f} MB, exit {rc} "
+          f"(one run; ours {wall / ours[0]:.1f}x faster); its file is ours byte for byte: {same}")
 print(f"(MB/s = source shard bytes {ck:,} / wall time)")
 EOF

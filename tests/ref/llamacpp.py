@@ -46,7 +46,10 @@ def source_tree(node_modules, cache):
             raise Unavailable(f"python module {mod} is missing (build-aux/install-deps installs it)")
     tmp = tree.with_name("llama.cpp.part")
     subprocess.run(["rm", "-rf", str(tmp)], check=True)
-    r = subprocess.run(["git", "clone", "-q", str(bundle), str(tmp)], capture_output=True, text=True)
+    try:
+        r = subprocess.run(["git", "clone", "-q", str(bundle), str(tmp)], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise Unavailable("git is not installed (build-aux/install-deps installs it)")
     if r.returncode != 0:
         raise Unavailable(f"git clone of {bundle} failed: {r.stderr.strip()[-300:]}")
     os.replace(tmp, tree)
