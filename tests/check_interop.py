@@ -710,9 +710,17 @@ def main(argv=None):
                     t0 = time.time()
                     code, err = llamacpp.convert(llama_tree, ckpt, real, t)
                     timed("llama.cpp convert_hf_to_gguf.py", time.time() - t0)
+                    made = code == 0 and real.is_file()
+                    if made:
+                        # the audit is for anyone's conversion: llama.cpp's file passes it
+                        acode, aout, aerr, dt = run([cli, "audit", str(ckpt), str(real)])
+                        timed("tensorscope-cli audit", dt)
+                        if acode == 0:
+                            res.ok(f"{tag}/audit-llamacpp", "the audit passes llama.cpp's own file")
+                        else:
+                            res.fail(f"{tag}/audit-llamacpp", (aout + aerr).strip()[-600:])
                     judge_bytes(res, f"{tag}/bytes-llamacpp", ours, real, real,
-                                (code != 0 or not real.is_file()) and
-                                f"llama.cpp's converter failed: {err[-400:]}")
+                                not made and f"llama.cpp's converter failed: {err[-400:]}")
 
             # ---- (b) @huggingface/gguf vs our inspector
             if not have_ours:
