@@ -398,6 +398,18 @@ def converter_inputs():
           ["convert", d, "-o", os.path.join(WORK, "many.gguf"), "--dry-run", "--allow-unknown"],
           1, 4, 512)
 
+    # the audit of a small conversion against a config.json that claims the
+    # most tokens the loader takes: the expected token list is not built
+    # (it took 1.3 GB)
+    gg = os.path.join(WORK, "base.gguf")
+    if subprocess.run([CLI, "convert", base, "-o", gg], capture_output=True).returncode == 0:
+        d, _ = variant("audit-vocab", {"vocab_size": 1 << 24}, None)
+        check("audit: config.json claims 16,777,216 tokens beside a small GGUF",
+              ["audit", d, gg], 1, 10, 128)
+    else:
+        failed += 1
+        print("FAIL converting the sample for the audit case")
+
     d, _ = variant("special-index", None, None)
     idx = os.path.join(d, "model.safetensors.index.json")
     if os.path.exists(idx):
