@@ -130,6 +130,7 @@ LLAMA_ROWS=
 if [ -n "$LLAMA_TREE" ]; then
   for t in bf16 q8_0; do
     real=$WORK/llamacpp-$t.gguf
+    rm -f "$real"
     timed llamacpp-$t env PYTHONPATH="$HERE/../tests/ref/llamacpp_shim" \
       "$PY" "$HERE/../tests/ref/llamacpp.py" "$LLAMA_TREE" "$CK" "$real" $t
     "$CLI" convert "$CK" -o "$WORK/ours-$t.gguf" --outtype $t --force > /dev/null

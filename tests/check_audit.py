@@ -496,7 +496,7 @@ def tokenizer_cases(r, ck, ggufs):
     expect_fail(r, "one token's text changed", ck, tampered("token-text", set_strings(
         "tokenizer.ggml.tokens", one_token)), lambda rep: (
         check_named(rep, "metadata:tokenizer.ggml.tokens")["status"] == "fail" and
-        "item 300" in check_named(rep, "metadata:tokenizer.ggml.tokens")["detail"]))
+        'item 300 is "' in check_named(rep, "metadata:tokenizer.ggml.tokens")["detail"]))
 
     def swap_merges(items):
         items[0], items[1] = items[1], items[0]
@@ -528,6 +528,29 @@ def tokenizer_cases(r, ck, ggufs):
         g.add_kv("llama.rope.scaling.type", T_STRING, string_raw("linear"))
     expect_fail(r, "linear rope scaling the config does not ask for", ck, tampered("linear", linear),
                 lambda rep: check_named(rep, "metadata:llama.rope.scaling.type")["status"] == "fail")
+
+    def factor_only(g):
+        g.add_kv("llama.rope.scaling.factor", 6, struct.pack("<f", 8.0))
+    expect_fail(r, "a rope scaling factor without a type (llama.cpp takes it as linear)", ck,
+                tampered("factor-only", factor_only),
+                lambda rep: check_named(rep, "metadata:llama.rope.scaling.factor")["status"] == "fail")
+
+    def scale_linear(g):
+        g.add_kv("llama.rope.scale_linear", 6, struct.pack("<f", 4.0))
+    expect_fail(r, "the old rope.scale_linear key", ck, tampered("scale-linear", scale_linear),
+                lambda rep: check_named(rep, "metadata:llama.rope.scale_linear")["status"] == "fail")
+
+    # a tokenizer the converter does not read: not compared (a warning), the rest still checked
+    spm = r.work / "ck-spm"
+    if spm.exists():
+        shutil.rmtree(spm)
+    shutil.copytree(ck, spm)
+    (spm / "tokenizer.model").write_bytes(b"not a sentencepiece model")
+    code, rep, err = r.audit(spm, ggufs["bf16"])
+    c = rep and check_named(rep, "metadata:tokenizer")
+    r.check("a SentencePiece source: the tokenizer not compared (a warning), the audit passes",
+            code == 0 and c and c["status"] == "warn" and "SentencePiece" in c["detail"],
+            f"exit {code} {c}")
 
     def pad_id(g):
         g.add_kv("tokenizer.ggml.padding_token_id", T_UINT32, struct.pack("<I", 5))

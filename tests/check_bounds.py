@@ -406,6 +406,15 @@ def converter_inputs():
         d, _ = variant("audit-vocab", {"vocab_size": 1 << 24}, None)
         check("audit: config.json claims 16,777,216 tokens beside a small GGUF",
               ["audit", d, gg], 1, 10, 128)
+        # a GGUF of as many empty tokens (8 bytes each) as config.json claims, past
+        # the count the audit rebuilds: not rebuilt (1.7 GB for 16,777,216)
+        n = (1 << 20) + 1
+        d, _ = variant("audit-empty-tokens", {"vocab_size": n}, None)
+        empty = write("empty-tokens.gguf", lambda: gguf(
+            gstr(b"general.architecture") + u32(8) + gstr(b"llama") +
+            gstr(b"tokenizer.ggml.tokens") + u32(9) + u32(8) + u64(n) + u64(0) * n, 2))
+        check("audit: a GGUF of 1,048,577 empty tokens, as many as config.json claims",
+              ["audit", d, empty], 1, 10, 128)
     else:
         failed += 1
         print("FAIL converting the sample for the audit case")

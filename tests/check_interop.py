@@ -707,6 +707,8 @@ def main(argv=None):
                 if llama_tree is None:
                     res.fail(f"{tag}/bytes-llamacpp", llama_problem)
                 else:
+                    if real.exists():
+                        real.unlink()
                     t0 = time.time()
                     code, err = llamacpp.convert(llama_tree, ckpt, real, t)
                     timed("llama.cpp convert_hf_to_gguf.py", time.time() - t0)

@@ -250,6 +250,21 @@ def main():
             check(f"{name}: the audit passes llama.cpp's own file", r.returncode == 0,
                   (r.stdout + r.stderr)[-600:])
 
+    # a head size, base and original context where torch's float32 pow (Sleef, within
+    # one ulp) and a correctly rounded one differ for one power on this machine's torch:
+    # ours follows the correctly rounded one, and the audit accepts either
+    d = variant("rope-pow", ["--layers", "1", "--intermediate", "96", "--seed", "38", "--hidden", "192",
+                             "--heads", "2", "--kv-heads", "1"], rope(500000.0, 8.0, 4096))
+    convert_both("rope-pow", d, "bf16", llamacpp_judges=False)
+    if LLAMACPP is not None:
+        real = WORK / "rope-pow.bf16.llamacpp.gguf"
+        if real.exists():
+            real.unlink()
+        code, err = llamacpp.convert(LLAMACPP, d, real, "bf16")
+        r = cli("audit", str(d), str(real))
+        check("rope-pow: the audit passes llama.cpp's own file", code == 0 and r.returncode == 0,
+              err if code else (r.stdout + r.stderr)[-600:])
+
     # keys transformers' LlamaConfig fills in
     def drop_keys(c):
         for k in ("max_position_embeddings", "rms_norm_eps", "num_key_value_heads"):

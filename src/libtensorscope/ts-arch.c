@@ -491,6 +491,18 @@ float *
 ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
                                  guint            *n_values)
 {
+  return ts_hf_config_compute_rope_freqs_nudged (config, 0, n_values);
+}
+
+/* The same with each base^(i/dim) moved NUDGE ulps (-1, 0 or 1) away from
+ * the correctly rounded powf(): torch's float32 pow (Sleef, on its vector
+ * path) is within one ulp of it, not always on it, so which of the three a
+ * given torch build writes depends on the build and the CPU. */
+float *
+ts_hf_config_compute_rope_freqs_nudged (const TsHfConfig *config,
+                                        int               nudge,
+                                        guint            *n_values)
+{
   guint dim = config->head_dim;
   float *out = g_new (float, dim / 2);
   float base = (float) config->rope_theta;
@@ -506,8 +518,13 @@ ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
   for (guint i = 0; i < dim / 2; i++)
     {
       float exponent = (float) (2 * i) / (float) dim;
-      float freq = 1.0f / powf (base, exponent);
-      float wavelen = (1.0f / freq) * two_pi;
+      float power = powf (base, exponent);
+      float freq, wavelen;
+
+      if (nudge != 0)
+        power = nextafterf (power, nudge > 0 ? INFINITY : 0.0f);
+      freq = 1.0f / power;
+      wavelen = (1.0f / freq) * two_pi;
 
       if (wavelen < high_wavelen)
         out[i] = 1.0f;

@@ -64,6 +64,9 @@ gboolean     ts_hf_config_has_linear_rope (const TsHfConfig  *config);
 /* head_dim / 2 float32 factors, computed as llama.cpp's converter does */
 float       *ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
                                               guint            *n_values);
+float       *ts_hf_config_compute_rope_freqs_nudged (const TsHfConfig *config,
+                                                     int               nudge,
+                                                     guint            *n_values);
 
 typedef struct _TsArch TsArch;
 

@@ -36,14 +36,24 @@ def source_tree(node_modules, cache):
     CACHE once); raises Unavailable saying what is missing."""
     bundle = Path(node_modules) / BUNDLE
     tree = Path(cache) / "llama.cpp"
-    if (tree / "convert_hf_to_gguf.py").is_file():
-        return tree
     if not bundle.is_file():
         raise Unavailable(f"{bundle} is missing (run tests/interop/setup-npm.sh)")
     for mod in ("torch", "numpy", "sentencepiece", "yaml", "tqdm"):
         r = subprocess.run([PY, "-c", f"import {mod}"], capture_output=True)
         if r.returncode != 0:
             raise Unavailable(f"python module {mod} is missing (build-aux/install-deps installs it)")
+    # the cached clone serves while it is the bundle's commit (a new
+    # node-llama-cpp brings another llama.cpp)
+    try:
+        want = subprocess.run(["git", "bundle", "list-heads", str(bundle)], capture_output=True,
+                              text=True).stdout.split()[:1]
+        have = subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True,
+                              text=True).stdout.split()[:1] if tree.is_dir() else []
+    except FileNotFoundError:
+        raise Unavailable("git is not installed (build-aux/install-deps installs it)")
+    if want and want == have and (tree / "convert_hf_to_gguf.py").is_file():
+        return tree
+    subprocess.run(["rm", "-rf", str(tree)], check=True)
     tmp = tree.with_name("llama.cpp.part")
     subprocess.run(["rm", "-rf", str(tmp)], check=True)
     try:
