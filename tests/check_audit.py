@@ -560,6 +560,19 @@ def tokenizer_cases(r, ck, ggufs):
             code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
 
 
+def long_value_case(r, ck, ggufs):
+    """A tokenizer key of a megabyte: named, its value cut short in the report."""
+    g = Gguf(ggufs["bf16"])
+    g.add_kv("tokenizer.ggml.long", T_STRING, string_raw("x" * (1 << 20)))
+    path = r.work / "long-value.gguf"
+    g.write(path)
+    code, rep, err = r.audit(ck, path)
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.long")
+    r.check("a 1 MB tokenizer string the source does not give: a warning of under 400 characters",
+            code == 0 and c and c["status"] == "warn" and len(c["detail"]) < 400,
+            f"exit {code} {len(c['detail']) if c else None}")
+
+
 def same_format_cases(r, ck, ck1, ggufs, rewritten):
     code, rep, err = r.audit(ggufs["bf16"], rewritten)
     r.check("GGUF vs rewritten GGUF: exit 0", code == 0 and rep and rep["passed"] and
@@ -601,6 +614,7 @@ def main(argv):
     norm_cases(r, ck, ggufs, ck32, ref32)
     structure_cases(r, ck, ggufs)
     tokenizer_cases(r, ck, ggufs)
+    long_value_case(r, ck, ggufs)
     same_format_cases(r, ck, ck1, ggufs, rewritten)
     usage_cases(r, ck, ggufs)
     print(f"{r.passed} passed, {len(r.failed)} failed")

@@ -37,6 +37,22 @@ check_name (const char *key)
   return g_strconcat ("metadata:", key, NULL);
 }
 
+/* ENTRY's value as text, at most 120 characters of it (a string in a
+ * hostile file may be as long as the file) */
+static char *
+value_text (TsMetadataEntry *entry)
+{
+  g_autofree char *text = ts_metadata_entry_to_string (entry);
+
+  if (g_utf8_strlen (text, -1) <= 120)
+    return g_steal_pointer (&text);
+  {
+    g_autofree char *head = g_utf8_substring (text, 0, 119);
+
+    return g_strconcat (head, "…", NULL);
+  }
+}
+
 static TsMetadataEntry *
 lookup (MetaContext *ctx,
         const char  *suffix,
@@ -223,7 +239,7 @@ check_geometry (MetaContext *ctx)
           if (factor != NULL && (!is_number (factor) || (value != 0.0 && value != 1.0)))
             {
               g_autofree char *name = check_name (factor_key);
-              g_autofree char *text = ts_metadata_entry_to_string (factor);
+              g_autofree char *text = value_text (factor);
 
               _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
                                           _("%s: llama.cpp would scale the rope positions by it, "
@@ -483,8 +499,8 @@ describe_difference (TsMetadataEntry *entry,
         {
           g_autoptr(TsMetadataEntry) a = ts_metadata_entry_get_item (entry, i);
           g_autoptr(TsMetadataEntry) b = ts_metadata_entry_get_item (want, i);
-          g_autofree char *sa = ts_metadata_entry_to_string (a);
-          g_autofree char *sb = ts_metadata_entry_to_string (b);
+          g_autofree char *sa = value_text (a);
+          g_autofree char *sb = value_text (b);
           gboolean differ = !g_str_equal (sa, sb);
 
           if (ts_metadata_entry_get_array_type (entry) == TS_VALUE_STRING)
@@ -511,8 +527,8 @@ describe_difference (TsMetadataEntry *entry,
         }
       return g_strdup_printf (_("%" PRIu64 " items, expected %" PRIu64), n, m);
     }
-  found_text = ts_metadata_entry_to_string (entry);
-  want_text = ts_metadata_entry_to_string (want);
+  found_text = value_text (entry);
+  want_text = value_text (want);
   return g_strdup_printf (_("%s, expected %s"), found_text, want_text);
 }
 
@@ -632,7 +648,7 @@ check_tokenizer (MetaContext *ctx)
                                         ts_metadata_entry_get_array_length (want));
           else
             {
-              g_autofree char *text = ts_metadata_entry_to_string (want);
+              g_autofree char *text = value_text (want);
 
               _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
                                           pre_given && g_str_equal (key, "tokenizer.ggml.pre")
@@ -660,7 +676,7 @@ check_tokenizer (MetaContext *ctx)
           !g_strv_contains (own_checks, key))
         {
           g_autofree char *name = check_name (key);
-          g_autofree char *text = ts_metadata_entry_to_string (entry);
+          g_autofree char *text = value_text (entry);
 
           _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
                                       _("%s; the source's tokenizer files do not give this key"),
