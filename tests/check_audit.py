@@ -511,8 +511,12 @@ def tokenizer_cases(r, ck, ggufs):
         assert etype == T_INT32 and n > 10
         struct.pack_into("<i", raw, 12 + 4 * 10, 3)   # NORMAL -> CONTROL
         e[2] = bytes(raw)
-    expect_fail(r, "a token's type changed", ck, tampered("token-type", token_type), lambda rep: (
-        "item 10 is 3, expected 1" in check_named(rep, "metadata:tokenizer.ggml.token_type")["detail"]))
+    # token types are how a converter version files tokens, not learned values: a warning
+    code, rep, err = r.audit(ck, tampered("token-type", token_type))
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.token_type")
+    r.check("a token's type changed: a warning naming the item, the audit still passes",
+            code == 0 and c and c["status"] == "warn" and "item 10 is 3, expected 1" in c["detail"],
+            f"exit {code} {c}")
 
     def no_bos(g):
         _kv(g, "tokenizer.ggml.add_bos_token")[2] = struct.pack("<B", 0)

@@ -657,6 +657,18 @@ check_tokenizer (MetaContext *ctx)
                                           : _("%s, as the source tokenizer gives"), text);
             }
         }
+      else if (g_str_equal (key, "tokenizer.ggml.token_type"))
+        {
+          /* llama.cpp's converter has typed tokens differently over time
+           * (padding and added tokens were USER_DEFINED before mid-2024):
+           * types are how it files them, not learned values */
+          g_autofree char *how = describe_difference (entry, want);
+
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                                      _("differs from what the converter writes today: %s (older "
+                                      "llama.cpp converters typed padding and added tokens "
+                                      "otherwise)"), how);
+        }
       else
         {
           g_autofree char *how = describe_difference (entry, want);
