@@ -119,11 +119,14 @@ rm -rf "$CP"
 # (node-llama-cpp's bundle in the build tree's npm folder, as the tests
 # install it; or TENSORSCOPE_NODE_MODULES) with python3-torch
 NODE_MODULES=${TENSORSCOPE_NODE_MODULES:-$HERE/../_build/release/npm/node_modules}
-LLAMA_TREE=$("$PY" - "$HERE/../tests/ref" "$NODE_MODULES" "$HERE/../_build/release/bench" 2>/dev/null <<'EOF' || true
+LLAMA_TREE=$("$PY" - "$HERE/../tests/ref" "$NODE_MODULES" "$HERE/../_build/release/bench" <<'EOF' || true
 import sys
 sys.path.insert(0, sys.argv[1])
 import llamacpp
-print(llamacpp.source_tree(sys.argv[2], sys.argv[3]))
+try:
+    print(llamacpp.source_tree(sys.argv[2], sys.argv[3]))
+except llamacpp.Unavailable as e:
+    print(f"(llama.cpp's converter not at hand: {e})", file=sys.stderr)
 EOF
 )
 LLAMA_ROWS=
@@ -138,8 +141,6 @@ if [ -n "$LLAMA_TREE" ]; then
     rm -f "$real" "$WORK/ours-$t.gguf"
     LLAMA_ROWS="$LLAMA_ROWS $t:$same"
   done
-else
-  echo "(llama.cpp's converter not at hand: no node-llama-cpp bundle in $NODE_MODULES, or no python3-torch)"
 fi
 
 "$PY" - "$ck_bytes" "$bf16_bytes" "$q8_bytes" "$WORK" "$ROUNDS" "$LLAMA_ROWS" <<'EOF'
