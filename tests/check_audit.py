@@ -518,6 +518,19 @@ def tokenizer_cases(r, ck, ggufs):
             code == 0 and c and c["status"] == "warn" and "item 10 is 3, expected 1" in c["detail"],
             f"exit {code} {c}")
 
+    def no_types(g):
+        g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.token_type"]
+    code, rep, err = r.audit(ck, tampered("no-token-type", no_types))
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.token_type")
+    r.check("no token types (llama.cpp's default applies): a warning, the audit still passes",
+            code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
+    def no_merges(g):
+        g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.merges"]
+    expect_fail(r, "no merges (llama.cpp cannot load a BPE tokenizer without them)", ck,
+                tampered("no-merges", no_merges),
+                lambda rep: check_named(rep, "metadata:tokenizer.ggml.merges")["status"] == "fail")
+
     def no_bos(g):
         _kv(g, "tokenizer.ggml.add_bos_token")[2] = struct.pack("<B", 0)
     expect_fail(r, "add_bos_token turned off", ck, tampered("add-bos", no_bos), lambda rep: (

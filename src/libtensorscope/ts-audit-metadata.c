@@ -623,16 +623,17 @@ check_tokenizer (MetaContext *ctx)
       const char *key = ts_metadata_entry_get_key (want);
       TsMetadataEntry *entry = ts_model_file_lookup_metadata (ctx->target, key);
       g_autofree char *name = check_name (key);
-      gboolean learned = g_str_equal (key, "tokenizer.ggml.tokens") ||
-                         g_str_equal (key, "tokenizer.ggml.token_type") ||
-                         g_str_equal (key, "tokenizer.ggml.merges") ||
-                         g_str_equal (key, "tokenizer.ggml.model");
+      /* the vocabulary and merges (learned) and the tokenizer model: the
+       * rest, token types included, llama.cpp has defaults for */
+      gboolean required = g_str_equal (key, "tokenizer.ggml.tokens") ||
+                          g_str_equal (key, "tokenizer.ggml.merges") ||
+                          g_str_equal (key, "tokenizer.ggml.model");
 
       if (!g_str_has_prefix (key, "tokenizer.") || g_strv_contains (own_checks, key))
         continue;
       if (entry == NULL)
-        _ts_audit_report_add_check (ctx->report, name, learned ? TS_AUDIT_FAIL : TS_AUDIT_WARN,
-                                    learned ? _("the GGUF has no %s")
+        _ts_audit_report_add_check (ctx->report, name, required ? TS_AUDIT_FAIL : TS_AUDIT_WARN,
+                                    required ? _("the GGUF has no %s")
                                             : _("the GGUF has no %s; llama.cpp takes its default"),
                                     key);
       else if (entry_bytes_equal (ctx->target, entry, want_bytes, want))
