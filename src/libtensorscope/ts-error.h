@@ -69,6 +69,7 @@ typedef enum
   TS_FORMAT_ERROR_BLOCK_MISALIGNED,     /* block-misaligned: ne[0] not a multiple of the block size */
   TS_FORMAT_ERROR_BAD_ALIGNMENT,        /* bad-alignment: general.alignment 0, not a power of two, or not uint32 */
   TS_FORMAT_ERROR_UNALIGNED_OFFSET,     /* unaligned-offset: tensor offset not a multiple of the alignment */
+  TS_FORMAT_ERROR_NUL_IN_NAME,          /* nul-in-name: a GGUF metadata key or tensor name holds a NUL byte */
 } TsFormatError;
 
 GQuark       ts_format_error_quark    (void);

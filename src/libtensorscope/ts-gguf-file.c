@@ -110,6 +110,32 @@ read_u64 (TsCursor *c, guint64 *v, const char *what, GError **error)
   return TRUE;
 }
 
+/* A key or tensor name with a NUL byte in it: llama.cpp keeps the whole
+ * string when it reads the file but looks keys up, and names tensors, by
+ * the text before the NUL, so "general.alignment\0x" would be found as
+ * general.alignment there while it is another key here. The two views of
+ * the file would differ, so it is refused. */
+static gboolean
+check_no_nul (TsCursor    *c,
+              guint64      offset,
+              const char  *text,
+              guint64      len,
+              const char  *what,
+              GError     **error)
+{
+  const char *nul = memchr (text, '\0', len);
+  g_autofree char *before = NULL;
+
+  if (nul == NULL)
+    return TRUE;
+  before = g_utf8_make_valid (text, nul - text);
+  c->pos = offset;
+  return fail (error, c, TS_FORMAT_ERROR_NUL_IN_NAME,
+               _("%s '%s…' holds a NUL byte at byte %" PRIu64 " of its %" PRIu64 ": "
+               "llama.cpp reads it only up to there, as '%s'"),
+               what, before, (guint64) (nul - text), len, before);
+}
+
 /* A GGUF string: u64 length + bytes. Returns a pointer into the mapping. */
 static gboolean
 read_string (TsCursor     *c,
@@ -319,6 +345,8 @@ read_metadata (TsGgufFile    *self,
                        _("metadata entry #%" PRIu64 " has an empty key"), i);
         }
       key = g_utf8_make_valid (key_data, (gssize) key_len);
+      if (!check_no_nul (c, entry_offset, key_data, key_len, _("metadata key"), error))
+        return FALSE;
       if (ts_model_file_lookup_metadata (model, key) != NULL)
         {
           c->pos = entry_offset;
@@ -407,6 +435,8 @@ read_tensor_info (TsGgufFile  *self,
   if (!read_string (c, &name, &name_len, _("tensor name"), error))
     return FALSE;
   ti->name = g_utf8_make_valid (name, (gssize) name_len);
+  if (!check_no_nul (c, ti->info_offset, name, name_len, _("tensor name"), error))
+    return FALSE;
   if (name_len >= GGUF_MAX_NAME)
     {
       c->pos = ti->info_offset;
