@@ -504,26 +504,47 @@ def tokenizer_cases(r, ck, ggufs):
         "tokenizer.ggml.merges", swap_merges)), lambda rep: (
         "item 0" in check_named(rep, "metadata:tokenizer.ggml.merges")["detail"]))
 
-    def token_type(g):
-        e = _kv(g, "tokenizer.ggml.token_type")
-        raw = bytearray(e[2])
-        etype, n = struct.unpack_from("<IQ", raw)
-        assert etype == T_INT32 and n > 10
-        struct.pack_into("<i", raw, 12 + 4 * 10, 3)   # NORMAL -> CONTROL
-        e[2] = bytes(raw)
-    # token types are how a converter version files tokens, not learned values: a warning
-    code, rep, err = r.audit(ck, tampered("token-type", token_type))
+    def set_types(fn):
+        def edit(g):
+            e = _kv(g, "tokenizer.ggml.token_type")
+            raw = bytearray(e[2])
+            etype, n = struct.unpack_from("<IQ", raw)
+            assert etype == T_INT32 and n > 10
+            fn(raw, n)
+            e[2] = bytes(raw)
+        return edit
+
+    def type_of(raw, i):
+        return struct.unpack_from("<i", raw, 12 + 4 * i)[0]
+
+    def normal_to_control(raw, n):
+        struct.pack_into("<i", raw, 12 + 4 * 10, 3)
+    # a word of the vocabulary typed control: llama.cpp would no longer print it
+    expect_fail(r, "a normal token typed control", ck,
+                tampered("token-type", set_types(normal_to_control)), lambda rep: (
+                    "token 10 (" in check_named(rep, "metadata:tokenizer.ggml.token_type")["detail"]
+                    and "normal (1)" in check_named(rep, "metadata:tokenizer.ggml.token_type")["detail"]))
+
+    def added_to_user_defined(raw, n):
+        # what llama.cpp's converter did before mid-2024 with added special
+        # tokens and padding: control/unused -> user-defined
+        changed = 0
+        for i in range(n):
+            if type_of(raw, i) in (3, 5):
+                struct.pack_into("<i", raw, 12 + 4 * i, 4)
+                changed += 1
+        assert changed > 0
+    code, rep, err = r.audit(ck, tampered("token-type-legacy", set_types(added_to_user_defined)))
     c = rep and check_named(rep, "metadata:tokenizer.ggml.token_type")
-    r.check("a token's type changed: a warning naming the item, the audit still passes",
-            code == 0 and c and c["status"] == "warn" and "item 10 is 3, expected 1" in c["detail"],
+    r.check("added and padding tokens typed as older converters did: a warning, the audit passes",
+            code == 0 and c and c["status"] == "warn" and "padding or added" in c["detail"],
             f"exit {code} {c}")
 
     def no_types(g):
         g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.token_type"]
-    code, rep, err = r.audit(ck, tampered("no-token-type", no_types))
-    c = rep and check_named(rep, "metadata:tokenizer.ggml.token_type")
-    r.check("no token types (llama.cpp's default applies): a warning, the audit still passes",
-            code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+    # llama.cpp then types every token normal: no special tokens, no BOS
+    expect_fail(r, "no token types", ck, tampered("no-token-type", no_types),
+                lambda rep: check_named(rep, "metadata:tokenizer.ggml.token_type")["status"] == "fail")
 
     def no_merges(g):
         g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.merges"]
@@ -543,7 +564,13 @@ def tokenizer_cases(r, ck, ggufs):
 
     def linear(g):
         g.add_kv("llama.rope.scaling.type", T_STRING, string_raw("linear"))
+        g.add_kv("llama.rope.scaling.factor", 6, struct.pack("<f", 4.0))
     expect_fail(r, "linear rope scaling the config does not ask for", ck, tampered("linear", linear),
+                lambda rep: check_named(rep, "metadata:llama.rope.scaling.factor")["status"] == "fail")
+
+    def yarn(g):
+        g.add_kv("llama.rope.scaling.type", T_STRING, string_raw("yarn"))
+    expect_fail(r, "yarn rope scaling the config does not ask for", ck, tampered("yarn", yarn),
                 lambda rep: check_named(rep, "metadata:llama.rope.scaling.type")["status"] == "fail")
 
     def factor_only(g):
@@ -569,12 +596,139 @@ def tokenizer_cases(r, ck, ggufs):
             code == 0 and c and c["status"] == "warn" and "SentencePiece" in c["detail"],
             f"exit {code} {c}")
 
-    def pad_id(g):
-        g.add_kv("tokenizer.ggml.padding_token_id", T_UINT32, struct.pack("<I", 5))
-    code, rep, err = r.audit(ck, tampered("extra-key", pad_id))
+    def token_id(key, tid):
+        def edit(g):
+            g.add_kv(key, T_UINT32, struct.pack("<I", tid))
+        return edit
+    # an end-of-turn id on a word of the vocabulary: llama.cpp would stop there
+    expect_fail(r, "an eot id the source does not give, on a normal token", ck,
+                tampered("eot-word", token_id("tokenizer.ggml.eot_token_id", 300)), lambda rep: (
+                    "a normal token" in check_named(rep, "metadata:tokenizer.ggml.eot_token_id")["detail"]))
+    g0 = Gguf(ggufs["bf16"])
+    bos = struct.unpack("<I", _kv(g0, "tokenizer.ggml.bos_token_id")[2])[0]
+    code, rep, err = r.audit(ck, tampered("pad-control", token_id("tokenizer.ggml.padding_token_id", bos)))
     c = rep and check_named(rep, "metadata:tokenizer.ggml.padding_token_id")
-    r.check("a tokenizer key the source does not give: a warning, the audit still passes",
+    r.check("a padding id the source does not give, on a control token: a warning, the audit passes",
             code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
+    def no_add_bos(g):
+        g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.add_bos_token"]
+    code, rep, err = r.audit(ck, tampered("no-add-bos", no_add_bos))
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.add_bos_token")
+    r.check("no add_bos_token where llama.cpp's default for llama-bpe (true) is the source's: passes",
+            code == 0 and c and c["status"] == "pass" and "default" in c["detail"], f"exit {code} {c}")
+
+    def no_add_bos_other_pre(g):
+        no_add_bos(g)
+        g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.pre"]
+    expect_fail(r, "no add_bos_token and no pre (llama.cpp's default is then false)", ck,
+                tampered("no-add-bos-pre", no_add_bos_other_pre), lambda rep: (
+                    check_named(rep, "metadata:tokenizer.ggml.add_bos_token")["status"] == "fail"))
+
+    def named_template(g):
+        g.add_kv("tokenizer.chat_template.tool_use", T_STRING, string_raw("{{ evil }}"))
+    expect_fail(r, "a named chat template the source does not have", ck,
+                tampered("tool-use", named_template), lambda rep: (
+                    check_named(rep, "metadata:tokenizer.chat_template.tool_use")["status"] == "fail"))
+
+    def scores(g):
+        n = len(_strings(g, "tokenizer.ggml.tokens"))
+        g.add_kv("tokenizer.ggml.scores", 9, struct.pack("<IQ", 6, n) + b"\0" * (4 * n))
+    code, rep, err = r.audit(ck, tampered("scores", scores))
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.scores")
+    r.check("a tokenizer key the source does not give (scores, unused by BPE): a warning, passes",
+            code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
+
+def llama_cpp_key_cases(r, ck, ggufs):
+    """Keys llama.cpp reads with one GGUF type only, or for every
+    architecture, and their forms that change nothing."""
+    T_INT32, T_FLOAT32, T_BOOL, T_UINT64, T_FLOAT64 = 5, 6, 7, 10, 12
+
+    def tampered(name, edit):
+        g = Gguf(ggufs["f32"])
+        edit(g)
+        path = r.work / f"keys-{name}.gguf"
+        g.write(path)
+        return path
+
+    def retype(key, t, raw):
+        def edit(g):
+            e = _kv(g, key)
+            e[1], e[2] = t, raw
+        return edit
+
+    def add(key, t, raw):
+        return lambda g: g.add_kv(key, t, raw)
+
+    g0 = Gguf(ggufs["f32"])
+    n_layers = struct.unpack("<I", _kv(g0, "llama.block_count")[2])[0]
+    heads = struct.unpack("<I", _kv(g0, "llama.attention.head_count")[2])[0]
+    ctx = struct.unpack("<I", _kv(g0, "llama.context_length")[2])[0]
+    eps = struct.unpack("<f", _kv(g0, "llama.attention.layer_norm_rms_epsilon")[2])[0]
+    bos = struct.unpack("<I", _kv(g0, "tokenizer.ggml.bos_token_id")[2])[0]
+
+    # llama.cpp refuses these files ("key ... has wrong type")
+    wrong_types = [
+        ("context_length as float32", "llama.context_length", T_FLOAT32, struct.pack("<f", ctx)),
+        ("context_length as uint64", "llama.context_length", T_UINT64, struct.pack("<Q", ctx)),
+        ("head_count as int32", "llama.attention.head_count", T_INT32, struct.pack("<i", heads)),
+        ("rms epsilon as float64", "llama.attention.layer_norm_rms_epsilon", T_FLOAT64,
+         struct.pack("<d", eps)),
+        ("bos id as int32", "tokenizer.ggml.bos_token_id", T_INT32, struct.pack("<i", bos)),
+    ]
+    for what, key, t, raw in wrong_types:
+        expect_fail(r, f"{what} (same value, a type llama.cpp refuses)", ck,
+                    tampered(key + str(t), retype(key, t, raw)),
+                    lambda rep, key=key: "refuses to load" in check_named(rep, "metadata:" + key)["detail"])
+
+    # keys llama.cpp reads for every architecture, which the converter does not write
+    changes = [
+        ("attention.causal = false", "llama.attention.causal", T_BOOL, b"\0"),
+        ("rope.scaling.attn_factor = 2", "llama.rope.scaling.attn_factor", T_FLOAT32,
+         struct.pack("<f", 2.0)),
+        ("expert_count = 2", "llama.expert_count", T_UINT32, struct.pack("<I", 2)),
+        ("nextn_predict_layers = 1", "llama.nextn_predict_layers", T_UINT32, struct.pack("<I", 1)),
+    ]
+    for what, key, t, raw in changes:
+        expect_fail(r, f"{what} (llama.cpp computes otherwise)", ck, tampered(key, add(key, t, raw)),
+                    lambda rep, key=key: check_named(rep, "metadata:" + key)["status"] == "fail")
+
+    def per_layer(key, values):
+        raw = struct.pack("<IQ", T_UINT32, len(values)) + b"".join(struct.pack("<I", v) for v in values)
+        return retype(key, 9, raw)
+    same = [
+        ("attention.causal = true", add("llama.attention.causal", T_BOOL, b"\1"),
+         "llama.attention.causal"),
+        ("rope.scaling.type linear without a factor (llama.cpp's default)",
+         add("llama.rope.scaling.type", T_STRING, string_raw("linear")), "llama.rope.scaling.type"),
+        ("head_count as a per-layer array of the same value",
+         per_layer("llama.attention.head_count", [heads] * n_layers), "llama.attention.head_count"),
+    ]
+    for what, edit, key in same:
+        code, rep, err = r.audit(ck, tampered("same-" + key, edit))
+        c = rep and check_named(rep, "metadata:" + key)
+        r.check(f"{what}: passes", code == 0 and c and c["status"] == "pass", f"exit {code} {c} {err}")
+    expect_fail(r, "head_count per layer with one layer different", ck,
+                tampered("heads-differ", per_layer("llama.attention.head_count",
+                                                   [heads] * (n_layers - 1) + [heads // 2])),
+                lambda rep: "layer " in check_named(rep, "metadata:llama.attention.head_count")["detail"])
+
+    code, rep, err = r.audit(ck, tampered("unknown", add("llama.some_future_key", T_UINT32,
+                                                          struct.pack("<I", 7))))
+    c = rep and check_named(rep, "metadata:llama.some_future_key")
+    r.check("an architecture key the audit does not know: a warning, the audit passes",
+            code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
+    # bytes after the last tensor: accounted for, but a warning
+    trailing = r.work / "keys-trailing.gguf"
+    trailing.write_bytes(Path(ggufs["f32"]).read_bytes() + b"\0" * 32)
+    code, rep, err = r.audit(ck, trailing)
+    c = rep and check_named(rep, "size-reconciliation")
+    rows = [x for x in rep["size"]["rows"] if x["area"] == "after-data"] if rep else []
+    r.check("32 bytes after the last tensor: an after-data row, size-reconciliation warns",
+            code == 0 and c and c["status"] == "warn" and len(rows) == 1
+            and rows[0]["target_bytes"] == 32, f"exit {code} {c} {rows}")
 
 
 def long_value_case(r, ck, ggufs):
@@ -631,6 +785,7 @@ def main(argv):
     norm_cases(r, ck, ggufs, ck32, ref32)
     structure_cases(r, ck, ggufs)
     tokenizer_cases(r, ck, ggufs)
+    llama_cpp_key_cases(r, ck, ggufs)
     long_value_case(r, ck, ggufs)
     same_format_cases(r, ck, ck1, ggufs, rewritten)
     usage_cases(r, ck, ggufs)

@@ -18,6 +18,7 @@
 #include "ts-gguf-metadata.h"
 #include "ts-hf-tokenizer.h"
 #include "ts-json-private.h"
+#include "ts-model-file-private.h"
 
 /* the largest vocabulary whose tokenizer metadata the audit rebuilds */
 #define AUDIT_MAX_COMPARED_TOKENS (1u << 20)
@@ -62,32 +63,98 @@ lookup (MetaContext *ctx,
   return ts_model_file_lookup_metadata (ctx->target, *key);
 }
 
+/* llama.cpp reads a key as one GGUF type only and refuses to load a file
+ * that gives another (llama-model-loader.cpp, "has wrong type") */
 static gboolean
-is_number (TsMetadataEntry *entry)
+check_type (MetaContext     *ctx,
+            TsMetadataEntry *entry,
+            const char      *key,
+            TsValueType      want)
 {
+  g_autofree char *name = NULL;
   TsValueType t = ts_metadata_entry_get_value_type (entry);
 
-  return t != TS_VALUE_STRING && t != TS_VALUE_ARRAY && t != TS_VALUE_BOOL;
+  if (t == want)
+    return TRUE;
+  name = check_name (key);
+  _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                              _("a %s value: llama.cpp reads %s only as %s and refuses to load "
+                              "the file"), ts_value_type_to_nick (t), key, ts_value_type_to_nick (want));
+  return FALSE;
+}
+
+/* A per-layer key (llama.cpp's get_key_or_arr) may also be an array with
+ * one item for each layer: it must hold EXPECTED for every one. */
+static void
+check_per_layer_array (MetaContext     *ctx,
+                       TsMetadataEntry *entry,
+                       const char      *key,
+                       guint64          expected,
+                       const char      *origin)
+{
+  g_autofree char *name = check_name (key);
+  TsValueType et = ts_metadata_entry_get_array_type (entry);
+  guint64 n = ts_metadata_entry_get_array_length (entry);
+
+  if (et != TS_VALUE_UINT32 && et != TS_VALUE_INT32)
+    {
+      _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                  _("an array of %s: llama.cpp reads a per-layer %s only as "
+                                  "uint32 or int32 items and refuses to load the file"),
+                                  ts_value_type_to_nick (et), key);
+      return;
+    }
+  if (n != ctx->config->n_layers)
+    {
+      _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                  _("an array of %" PRIu64 " items, but the model has %u layers: "
+                                  "llama.cpp refuses to load the file"), n, ctx->config->n_layers);
+      return;
+    }
+  for (guint64 i = 0; i < n; i++)
+    {
+      g_autoptr(TsMetadataEntry) item = ts_metadata_entry_get_item (entry, i);
+      gint64 v = ts_metadata_entry_get_int64 (item);
+
+      if (v < 0 || (guint64) v != expected)
+        {
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                      _("layer %" PRIu64 " has %" PRId64 "; expected %" PRIu64 " (%s)"),
+                                      i, v, expected, origin);
+          return;
+        }
+    }
+  _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                              _("%" PRIu64 " for each of the %" PRIu64 " layers, as an array (%s)"),
+                              expected, n, origin);
 }
 
 static void
-check_uint (MetaContext *ctx,
-            const char  *suffix,
-            guint64      expected,
-            const char  *origin)
+check_uint_full (MetaContext *ctx,
+                 const char  *suffix,
+                 guint64      expected,
+                 const char  *origin,
+                 gboolean     per_layer)
 {
   g_autofree char *key = NULL;
   TsMetadataEntry *entry = lookup (ctx, suffix, &key);
   g_autofree char *name = check_name (key);
   guint64 found;
 
-  if (entry == NULL || !is_number (entry))
+  if (entry == NULL)
     {
       _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  _("the GGUF has no numeric %s; expected %" PRIu64 " (%s)"),
+                                  _("the GGUF has no %s; expected %" PRIu64 " (%s)"),
                                   key, expected, origin);
       return;
     }
+  if (per_layer && ts_metadata_entry_get_value_type (entry) == TS_VALUE_ARRAY)
+    {
+      check_per_layer_array (ctx, entry, key, expected, origin);
+      return;
+    }
+  if (!check_type (ctx, entry, key, TS_VALUE_UINT32))
+    return;
   found = ts_metadata_entry_get_uint64 (entry);
   if (found == expected)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
@@ -96,6 +163,15 @@ check_uint (MetaContext *ctx,
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
                                 _("the GGUF says %" PRIu64 "; expected %" PRIu64 " (%s)"),
                                 found, expected, origin);
+}
+
+static void
+check_uint (MetaContext *ctx,
+            const char  *suffix,
+            guint64      expected,
+            const char  *origin)
+{
+  check_uint_full (ctx, suffix, expected, origin, FALSE);
 }
 
 /* The converter writes these as float32: compare as float32. */
@@ -112,12 +188,14 @@ check_float (MetaContext *ctx,
   g_autofree char *want_text = ts_format_float (want, TRUE);
   g_autofree char *found_text = NULL;
 
-  if (entry == NULL || !is_number (entry))
+  if (entry == NULL)
     {
       _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  _("the GGUF has no numeric %s; expected %s (%s)"), key, want_text, origin);
+                                  _("the GGUF has no %s; expected %s (%s)"), key, want_text, origin);
       return;
     }
+  if (!check_type (ctx, entry, key, TS_VALUE_FLOAT32))
+    return;
   found = (float) ts_metadata_entry_get_double (entry);
   found_text = ts_format_float (found, TRUE);
   if (ts_f32_bits (found) == ts_f32_bits (want))
@@ -154,9 +232,10 @@ check_hparams (MetaContext *ctx)
   if (c->context_length > 0)
     check_uint (ctx, "context_length", c->context_length, c->context_length_origin);
   check_uint (ctx, "embedding_length", c->hidden_size, "config.json: hidden_size");
-  check_uint (ctx, "feed_forward_length", c->intermediate_size, "config.json: intermediate_size");
-  check_uint (ctx, "attention.head_count", c->n_heads, "config.json: num_attention_heads");
-  check_uint (ctx, "attention.head_count_kv", c->n_kv_heads, c->n_kv_heads_origin);
+  /* llama.cpp also takes these three as an array with an item per layer */
+  check_uint_full (ctx, "feed_forward_length", c->intermediate_size, "config.json: intermediate_size", TRUE);
+  check_uint_full (ctx, "attention.head_count", c->n_heads, "config.json: num_attention_heads", TRUE);
+  check_uint_full (ctx, "attention.head_count_kv", c->n_kv_heads, c->n_kv_heads_origin, TRUE);
   check_float (ctx, "rope.freq_base", c->rope_theta, c->rope_theta_origin);
   check_float (ctx, "attention.layer_norm_rms_epsilon", c->rms_norm_eps, c->rms_norm_eps_origin);
 }
@@ -217,34 +296,170 @@ check_geometry (MetaContext *ctx)
   else
     {
       TsMetadataEntry *entry = lookup (ctx, "rope.scaling.type", &key);
-      g_autofree char *type = entry ? ts_metadata_entry_dup_string (entry) : NULL;
+      g_autofree char *type = NULL;
+      gboolean factor_neutral = TRUE;
 
-      if (type != NULL && !g_str_equal (type, "none"))
-        {
-          g_autofree char *name = check_name (key);
-
-          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                      _("the GGUF asks for \"%s\" rope scaling, which config.json "
-                                      "does not"), type);
-        }
       /* llama.cpp takes a factor without a type as linear scaling, and
-       * rope.scale_linear as the factor's old name */
+       * rope.scale_linear as the factor's old name; 0 and 1 scale nothing */
       for (guint i = 0; i < 2; i++)
         {
           const char *suffix = i == 0 ? "rope.scaling.factor" : "rope.scale_linear";
           g_autofree char *factor_key = NULL;
           TsMetadataEntry *factor = lookup (ctx, suffix, &factor_key);
-          double value = factor && is_number (factor) ? ts_metadata_entry_get_double (factor) : 0.0;
+          double value;
 
-          if (factor != NULL && (!is_number (factor) || (value != 0.0 && value != 1.0)))
+          if (factor == NULL || !check_type (ctx, factor, factor_key, TS_VALUE_FLOAT32))
+            {
+              factor_neutral &= factor == NULL;
+              continue;
+            }
+          value = ts_metadata_entry_get_double (factor);
+          if (value != 0.0 && value != 1.0)
             {
               g_autofree char *name = check_name (factor_key);
               g_autofree char *text = value_text (factor);
 
+              factor_neutral = FALSE;
               _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
                                           _("%s: llama.cpp would scale the rope positions by it, "
                                           "which config.json does not ask for"), text);
             }
+        }
+      if (entry != NULL && check_type (ctx, entry, key, TS_VALUE_STRING))
+        {
+          g_autofree char *name = check_name (key);
+
+          type = ts_metadata_entry_dup_string (entry);
+          if (g_str_equal (type, "linear") && factor_neutral)
+            /* llama.cpp's own default when the key is missing */
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                        _("\"linear\" with a factor of 1 (or none): no scaling, as "
+                                        "config.json gives"));
+          else if (!g_str_equal (type, "none") && !g_str_equal (type, "linear"))
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                        _("the GGUF asks for \"%s\" rope scaling, which config.json "
+                                        "does not"), type);
+        }
+    }
+}
+
+/* Keys llama.cpp reads for every architecture (llama_model_base::
+ * load_hparams) that the converter does not write for a Llama checkpoint:
+ * any value but the one that changes nothing makes llama.cpp compute
+ * something else than the source model. */
+typedef enum
+{
+  NEUTRAL_TRUE,
+  NEUTRAL_ZERO,
+  NEUTRAL_ONE,
+  NEUTRAL_ZERO_OR_EMBEDDING,
+} Neutral;
+
+static const struct
+{
+  const char *suffix;
+  TsValueType type;
+  Neutral     neutral;
+} read_by_llama_cpp[] = {
+  { "attention.causal",          TS_VALUE_BOOL,    NEUTRAL_TRUE },
+  { "rope.scaling.attn_factor",  TS_VALUE_FLOAT32, NEUTRAL_ONE },
+  { "rope.scaling.alpha",        TS_VALUE_FLOAT32, NEUTRAL_ZERO },
+  { "pooling_type",              TS_VALUE_UINT32,  NEUTRAL_ZERO },
+  { "expert_count",              TS_VALUE_UINT32,  NEUTRAL_ZERO },
+  { "expert_used_count",         TS_VALUE_UINT32,  NEUTRAL_ZERO },
+  { "expert_group_count",        TS_VALUE_UINT32,  NEUTRAL_ZERO },
+  { "expert_group_used_count",   TS_VALUE_UINT32,  NEUTRAL_ZERO },
+  { "nextn_predict_layers",      TS_VALUE_UINT32,  NEUTRAL_ZERO },
+  { "embedding_length_out",      TS_VALUE_UINT32,  NEUTRAL_ZERO_OR_EMBEDDING },
+};
+
+/* the architecture's keys the checks above compare with the source */
+static const char * const checked_suffixes[] = {
+  "block_count", "context_length", "embedding_length", "feed_forward_length",
+  "attention.head_count", "attention.head_count_kv", "rope.freq_base",
+  "attention.layer_norm_rms_epsilon", "rope.dimension_count", "attention.key_length",
+  "attention.value_length", "vocab_size", "rope.scaling.type", "rope.scaling.factor",
+  "rope.scale_linear", NULL
+};
+
+static void
+check_read_key (MetaContext     *ctx,
+                TsMetadataEntry *entry,
+                const char      *key,
+                guint            k)
+{
+  g_autofree char *name = check_name (key);
+  g_autofree char *text = value_text (entry);
+  gboolean neutral = FALSE;
+  const char *neutral_text = NULL;
+
+  if (!check_type (ctx, entry, key, read_by_llama_cpp[k].type))
+    return;
+  switch (read_by_llama_cpp[k].neutral)
+    {
+    case NEUTRAL_TRUE:
+      neutral = ts_metadata_entry_get_boolean (entry);
+      neutral_text = "true";
+      break;
+    case NEUTRAL_ZERO:
+      neutral = ts_metadata_entry_get_double (entry) == 0.0;
+      neutral_text = "0";
+      break;
+    case NEUTRAL_ONE:
+      neutral = ts_metadata_entry_get_double (entry) == 1.0;
+      neutral_text = "1";
+      break;
+    case NEUTRAL_ZERO_OR_EMBEDDING:
+      neutral = ts_metadata_entry_get_uint64 (entry) == 0 ||
+                ts_metadata_entry_get_uint64 (entry) == ctx->config->hidden_size;
+      neutral_text = _("0 or the embedding length");
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  if (neutral)
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                _("%s: what llama.cpp assumes without the key"), text);
+  else
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                _("%s: llama.cpp reads this key and computes otherwise for any "
+                                "value but %s; the converter does not write it, and config.json "
+                                "does not ask for it"), text, neutral_text);
+}
+
+/* Every key of the architecture that the checks above do not compare:
+ * the ones llama.cpp is known to read must hold the value that changes
+ * nothing, and any other is pointed out. */
+static void
+check_other_arch_keys (MetaContext *ctx)
+{
+  GListModel *have = ts_model_file_get_metadata (ctx->target);
+  gsize prefix_len = strlen (ctx->arch) + 1;
+
+  for (guint i = 0; i < g_list_model_get_n_items (have); i++)
+    {
+      g_autoptr(TsMetadataEntry) entry = g_list_model_get_item (have, i);
+      const char *key = ts_metadata_entry_get_key (entry);
+      const char *suffix = key + prefix_len;
+      guint k;
+
+      if (!g_str_has_prefix (key, ctx->arch) || key[prefix_len - 1] != '.' ||
+          g_strv_contains (checked_suffixes, suffix))
+        continue;
+      for (k = 0; k < G_N_ELEMENTS (read_by_llama_cpp); k++)
+        if (g_str_equal (suffix, read_by_llama_cpp[k].suffix))
+          break;
+      if (k < G_N_ELEMENTS (read_by_llama_cpp))
+        check_read_key (ctx, entry, key, k);
+      else
+        {
+          g_autofree char *name = check_name (key);
+          g_autofree char *text = value_text (entry);
+
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                                      _("%s; the converter does not write this key for this "
+                                      "checkpoint, and the audit does not know what llama.cpp "
+                                      "does with it"), text);
         }
     }
 }
@@ -283,6 +498,7 @@ load_object (GFile       *dir,
 
   if (!_ts_load_side_file (file, 256 * 1024 * 1024, NULL, &contents, &len, NULL) ||
       !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
+      !_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
@@ -369,10 +585,12 @@ check_special_token (MetaContext *ctx,
                                         : _("the source names no %s token"), which);
       return;
     }
-  if (entry != NULL && is_number (entry) && (gint64) ts_metadata_entry_get_uint64 (entry) == expected)
+  if (entry != NULL && !check_type (ctx, entry, key, TS_VALUE_UINT32))
+    return;
+  if (entry != NULL && (gint64) ts_metadata_entry_get_uint64 (entry) == expected)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
                                 _("%" PRId64 ", as %s says"), expected, origin);
-  else if (entry != NULL && is_number (entry))
+  else if (entry != NULL)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
                                 _("the GGUF says %" PRIu64 ", but %s is %" PRId64),
                                 ts_metadata_entry_get_uint64 (entry), origin, expected);
@@ -438,8 +656,9 @@ check_chat_template (MetaContext *ctx,
   if (entry != NULL)
     found = ts_metadata_entry_get_string (entry, &found_len);
   if (want == NULL)
-    _ts_audit_report_add_check (ctx->report, name, found ? TS_AUDIT_WARN : TS_AUDIT_PASS,
-                                "%s", found ? _("the source has no chat template, yet the GGUF has one")
+    _ts_audit_report_add_check (ctx->report, name, found ? TS_AUDIT_FAIL : TS_AUDIT_PASS,
+                                "%s", found ? _("the source has no chat template, yet the GGUF has one: "
+                                                "llama.cpp would format chats with it")
                                             : _("the source has no chat template, nor has the GGUF"));
   else if (found == NULL)
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
@@ -548,6 +767,179 @@ entry_bytes_equal (TsModelFile     *target,
                  ts_metadata_entry_get_length (want)) == 0;
 }
 
+/* llama.cpp's token types (gguf-py's TokenType) */
+static const char *
+token_type_name (gint32 type)
+{
+  switch (type)
+    {
+    case 1: return _("normal");
+    case 2: return _("unknown");
+    case 3: return _("control");
+    case 4: return _("user-defined");
+    case 5: return _("unused");
+    case 6: return _("byte");
+    default: return _("undefined");
+    }
+}
+
+/* the types llama.cpp's converter has given padding and added tokens over
+ * time: control, user-defined, unused (before mid-2024 padding was
+ * user-defined, and added tokens user-defined or control by other rules) */
+static gboolean
+is_filing_type (gint32 type)
+{
+  return type == 3 || type == 4 || type == 5;
+}
+
+static const guint8 *
+int32_array (TsMetadataEntry *entry)
+{
+  if (entry == NULL || ts_metadata_entry_get_value_type (entry) != TS_VALUE_ARRAY ||
+      ts_metadata_entry_get_array_type (entry) != TS_VALUE_INT32)
+    return NULL;
+  return ts_metadata_entry_get_array_data (entry);
+}
+
+static gint32
+int32_item (const guint8 *data,
+            guint64       index)
+{
+  gint32 v;
+
+  memcpy (&v, data + 4 * index, 4);
+  return GINT32_FROM_LE (v);
+}
+
+/* item INDEX of the expected token list, quoted for a message */
+static char *
+token_text (TsMetadataEntry *tokens,
+            guint64          index)
+{
+  gsize len;
+  const char *raw = ts_metadata_entry_get_item_string (tokens, index, &len);
+  g_autofree char *text = g_utf8_make_valid (raw, (gssize) len);
+  g_autofree char *head = g_utf8_strlen (text, -1) > 40 ? g_utf8_substring (text, 0, 40) : NULL;
+
+  return quote (head ? head : text);
+}
+
+/* Token types that differ from what the converter writes today are a
+ * warning when every difference is one older converters made (padding and
+ * added tokens typed control, user-defined or unused): any other, a normal
+ * token typed control for one, changes how llama.cpp tokenizes and
+ * detokenizes, and fails. */
+static void
+check_token_types (MetaContext     *ctx,
+                   const char      *name,
+                   TsMetadataEntry *entry,
+                   TsMetadataEntry *want,
+                   TsMetadataEntry *want_tokens)
+{
+  const guint8 *have = int32_array (entry), *expect = int32_array (want);
+  guint64 n = ts_metadata_entry_get_array_length (want);
+  guint64 n_differ = 0;
+  g_autofree char *how = describe_difference (entry, want);
+  g_autofree char *count = NULL;
+
+  if (have == NULL || expect == NULL || ts_metadata_entry_get_array_length (entry) != n)
+    {
+      _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                  _("differs from the source tokenizer's: %s"), how);
+      return;
+    }
+  for (guint64 i = 0; i < n; i++)
+    {
+      gint32 a = int32_item (have, i), b = int32_item (expect, i);
+
+      if (a == b)
+        continue;
+      if (!is_filing_type (a) || !is_filing_type (b))
+        {
+          g_autofree char *text = token_text (want_tokens, i);
+
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                      _("token %" PRIu64 " (\"%s\") is typed %s (%d), but the source "
+                                      "tokenizer makes it %s (%d): llama.cpp would handle it as "
+                                      "another kind of token"),
+                                      i, text, token_type_name (a), a, token_type_name (b), b);
+          return;
+        }
+      n_differ++;
+    }
+  _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                              g_dngettext (GETTEXT_PACKAGE,
+                                           "%s: %s token typed otherwise than the converter types it "
+                                           "today, a padding or added token (older llama.cpp "
+                                           "converters typed those so)",
+                                           "%s: %s tokens typed otherwise than the converter types them "
+                                           "today, all padding or added tokens (older llama.cpp "
+                                           "converters typed those so)", n_differ),
+                              how, (count = _ts_format_count (n_differ)));
+}
+
+/* What llama.cpp takes for a flag the GGUF does not have, for a BPE
+ * ("gpt2") tokenizer with the pre-tokenizer PRE (llama-vocab.cpp) */
+static gboolean
+llama_cpp_default_flag (const char *key,
+                        const char *pre,
+                        gboolean   *value)
+{
+  static const char * const bos_pres[] = {
+    "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
+    "lfm2", "jina-v5-nano", "tekken", "chameleon", NULL
+  };
+
+  if (g_str_equal (key, "tokenizer.ggml.add_bos_token"))
+    *value = pre != NULL && g_strv_contains (bos_pres, pre);
+  else if (g_str_equal (key, "tokenizer.ggml.add_eos_token") ||
+           g_str_equal (key, "tokenizer.ggml.add_sep_token"))
+    *value = FALSE;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* A special token id the source does not give: pointing at a token of the
+ * vocabulary's own (a word) it makes llama.cpp stop at, or hide, that word */
+static void
+check_extra_token_id (MetaContext     *ctx,
+                      TsMetadataEntry *entry,
+                      const char      *key,
+                      TsMetadataEntry *want_types,
+                      TsMetadataEntry *want_tokens)
+{
+  g_autofree char *name = check_name (key);
+  const guint8 *types = int32_array (want_types);
+  guint64 id;
+  g_autofree char *text = NULL;
+  gint32 type;
+
+  if (!check_type (ctx, entry, key, TS_VALUE_UINT32))
+    return;
+  id = ts_metadata_entry_get_uint64 (entry);
+  if (types == NULL || want_tokens == NULL ||
+      id >= ts_metadata_entry_get_array_length (want_types) ||
+      id >= ts_metadata_entry_get_array_length (want_tokens))
+    {
+      _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                                  _("%" PRIu64 ", outside the vocabulary (llama.cpp ignores it); "
+                                  "the source's tokenizer files do not give this key"), id);
+      return;
+    }
+  type = int32_item (types, id);
+  text = token_text (want_tokens, id);
+  if (type == 1)
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                _("%" PRIu64 " (\"%s\", a normal token of the vocabulary): the source's "
+                                "tokenizer files do not give this key, and llama.cpp would treat "
+                                "that token as special"), id, text);
+  else
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                                _("%" PRIu64 " (\"%s\", a %s token); the source's tokenizer files do "
+                                "not give this key"), id, text, token_type_name (type));
+}
+
 /* The tokenizer the GGUF must carry is what the source's tokenizer files
  * give, read as the converter reads them (the tests hold that reading to
  * llama.cpp's own converter): the tokens, their types, the merges and the
@@ -569,6 +961,10 @@ check_tokenizer (MetaContext *ctx)
   TsMetadataEntry *tokens = ts_model_file_lookup_metadata (ctx->target, "tokenizer.ggml.tokens");
   GListModel *have = ts_model_file_get_metadata (ctx->target);
   gboolean pre_given = FALSE;
+  g_autoptr(TsMetadataEntry) want_tokens = NULL;
+  g_autoptr(TsMetadataEntry) want_types = NULL;
+  g_autofree char *want_model = NULL;
+  g_autofree char *have_pre = NULL;
 
   /* The expected token list has config.json's vocab_size entries, padded
    * with [PADn] tokens: build it only for a GGUF that holds as many, so
@@ -621,21 +1017,51 @@ check_tokenizer (MetaContext *ctx)
     {
       g_autoptr(TsMetadataEntry) want = g_list_model_get_item (wanted, i);
       const char *key = ts_metadata_entry_get_key (want);
+
+      if (g_str_equal (key, "tokenizer.ggml.tokens"))
+        g_set_object (&want_tokens, want);
+      else if (g_str_equal (key, "tokenizer.ggml.token_type"))
+        g_set_object (&want_types, want);
+      else if (g_str_equal (key, "tokenizer.ggml.model"))
+        want_model = ts_metadata_entry_dup_string (want);
+    }
+  if (pre_entry != NULL && ts_metadata_entry_get_value_type (pre_entry) == TS_VALUE_STRING)
+    have_pre = ts_metadata_entry_dup_string (pre_entry);
+  for (guint i = 0; i < g_list_model_get_n_items (wanted); i++)
+    {
+      g_autoptr(TsMetadataEntry) want = g_list_model_get_item (wanted, i);
+      const char *key = ts_metadata_entry_get_key (want);
       TsMetadataEntry *entry = ts_model_file_lookup_metadata (ctx->target, key);
       g_autofree char *name = check_name (key);
-      /* the vocabulary and merges (learned) and the tokenizer model: the
-       * rest, token types included, llama.cpp has defaults for */
+      /* the vocabulary and merges (learned) and the tokenizer model; for
+       * the rest llama.cpp has defaults, right only for some sources */
       gboolean required = g_str_equal (key, "tokenizer.ggml.tokens") ||
                           g_str_equal (key, "tokenizer.ggml.merges") ||
                           g_str_equal (key, "tokenizer.ggml.model");
+      gboolean dflt;
 
       if (!g_str_has_prefix (key, "tokenizer.") || g_strv_contains (own_checks, key))
         continue;
-      if (entry == NULL)
-        _ts_audit_report_add_check (ctx->report, name, required ? TS_AUDIT_FAIL : TS_AUDIT_WARN,
-                                    required ? _("the GGUF has no %s")
-                                            : _("the GGUF has no %s; llama.cpp takes its default"),
-                                    key);
+      if (entry == NULL && required)
+        _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL, _("the GGUF has no %s"), key);
+      else if (entry == NULL)
+        {
+          /* llama.cpp takes its default: right only where that is what
+           * the source gives */
+          g_autofree char *text = value_text (want);
+
+          if (g_strcmp0 (want_model, "gpt2") == 0 &&
+              llama_cpp_default_flag (key, have_pre, &dflt) &&
+              ts_metadata_entry_get_value_type (want) == TS_VALUE_BOOL &&
+              dflt == ts_metadata_entry_get_boolean (want))
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                        _("the GGUF has no %s; llama.cpp's default, %s, is what the "
+                                        "source gives"), key, text);
+          else
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                        _("the GGUF has no %s, so llama.cpp takes a default of its "
+                                        "own; the source gives %s"), key, text);
+        }
       else if (entry_bytes_equal (ctx->target, entry, want_bytes, want))
         {
           if (g_str_equal (key, "tokenizer.ggml.tokens"))
@@ -659,17 +1085,7 @@ check_tokenizer (MetaContext *ctx)
             }
         }
       else if (g_str_equal (key, "tokenizer.ggml.token_type"))
-        {
-          /* llama.cpp's converter has typed tokens differently over time
-           * (padding and added tokens were USER_DEFINED before mid-2024):
-           * types are how it files them, not learned values */
-          g_autofree char *how = describe_difference (entry, want);
-
-          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
-                                      _("differs from what the converter writes today: %s (older "
-                                      "llama.cpp converters typed padding and added tokens "
-                                      "otherwise)"), how);
-        }
+        check_token_types (ctx, name, entry, want, want_tokens);
       else
         {
           g_autofree char *how = describe_difference (entry, want);
@@ -691,9 +1107,16 @@ check_tokenizer (MetaContext *ctx)
           g_autofree char *name = check_name (key);
           g_autofree char *text = value_text (entry);
 
-          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
-                                      _("%s; the source's tokenizer files do not give this key"),
-                                      text);
+          if (g_str_has_prefix (key, "tokenizer.chat_template"))
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                        _("%s: a chat template the source does not have, which "
+                                        "llama.cpp would offer"), text);
+          else if (g_str_has_prefix (key, "tokenizer.ggml.") && g_str_has_suffix (key, "_token_id"))
+            check_extra_token_id (ctx, entry, key, want_types, want_tokens);
+          else
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                                        _("%s; the source's tokenizer files do not give this key"),
+                                        text);
         }
     }
 }
@@ -714,6 +1137,7 @@ _ts_audit_check_metadata (TsAuditReport    *report,
 
   check_hparams (&ctx);
   check_geometry (&ctx);
+  check_other_arch_keys (&ctx);
   if (lookup (&ctx, "vocab_size", &vocab_key) != NULL)
     check_uint (&ctx, "vocab_size", config->vocab_size, "config.json: vocab_size");
   check_special_token (&ctx, tcfg, tokenizer, "bos");

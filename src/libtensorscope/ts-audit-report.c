@@ -24,7 +24,8 @@ G_DEFINE_ENUM_TYPE (TsAuditMode, ts_audit_mode,
 
 G_DEFINE_ENUM_TYPE (TsAuditArea, ts_audit_area,
   G_DEFINE_ENUM_VALUE (TS_AUDIT_AREA_BEFORE_DATA, "before-data"),
-  G_DEFINE_ENUM_VALUE (TS_AUDIT_AREA_TENSOR_DATA, "tensor-data"))
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_AREA_TENSOR_DATA, "tensor-data"),
+  G_DEFINE_ENUM_VALUE (TS_AUDIT_AREA_AFTER_DATA, "after-data"))
 
 static const char *
 enum_nick (GType type,

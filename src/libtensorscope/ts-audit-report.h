@@ -41,11 +41,13 @@ typedef enum
  * TsAuditArea:
  * @TS_AUDIT_AREA_BEFORE_DATA: headers, metadata, descriptors, padding
  * @TS_AUDIT_AREA_TENSOR_DATA: the tensor data sections
+ * @TS_AUDIT_AREA_AFTER_DATA: bytes after the last tensor that belong to none
  */
 typedef enum
 {
   TS_AUDIT_AREA_BEFORE_DATA,
   TS_AUDIT_AREA_TENSOR_DATA,
+  TS_AUDIT_AREA_AFTER_DATA,
 } TsAuditArea;
 
 #define TS_TYPE_AUDIT_STATUS (ts_audit_status_get_type ())

@@ -87,6 +87,9 @@ status_icon_name (TsAuditStatus status)
     }
 }
 
+/* Cells take the width of their text where the window has room, and are
+ * ellipsized (the full text in a tooltip) only where it has not; Detail
+ * columns wrap. */
 static void
 setup_cell (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
@@ -99,8 +102,9 @@ setup_cell (GtkSignalListItemFactory *factory,
     {
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
       gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-      gtk_label_set_width_chars (GTK_LABEL (label), 30);
-      gtk_label_set_max_width_chars (GTK_LABEL (label), 90);
+      /* a narrow minimum, so that names beside it keep their width */
+      gtk_label_set_width_chars (GTK_LABEL (label), 16);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
     }
   else
     {
@@ -212,8 +216,16 @@ static TsAuditStatus pair_status (gpointer item) { return ts_audit_pair_get_stat
 static char *
 size_area (gpointer item)
 {
-  return g_strdup (ts_audit_size_row_get_area (item) == TS_AUDIT_AREA_BEFORE_DATA
-                   ? _("Before the data") : _("Tensor data"));
+  switch (ts_audit_size_row_get_area (item))
+    {
+    case TS_AUDIT_AREA_BEFORE_DATA:
+      return g_strdup (_("Before the data"));
+    case TS_AUDIT_AREA_AFTER_DATA:
+      return g_strdup (_("After the data"));
+    case TS_AUDIT_AREA_TENSOR_DATA:
+    default:
+      return g_strdup (_("Tensor data"));
+    }
 }
 
 static char *size_section (gpointer item) { return g_strdup (ts_audit_size_row_get_section (item)); }
@@ -236,33 +248,33 @@ static void
 build_columns (TsAuditPane *self)
 {
   add_column (self->checks_view, _("Check"),
-              &(Column) { check_name, NULL, "heading", FALSE, 0 }, FALSE, 300);
+              &(Column) { check_name, NULL, "heading", FALSE, 0 }, FALSE, 0);
   add_column (self->checks_view, _("Result"),
               &(Column) { NULL, check_status, NULL, FALSE, 0 }, FALSE, 100);
   add_column (self->checks_view, _("Detail"),
               &(Column) { check_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 
   add_column (self->pairs_view, _("Source Tensor"),
-              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0 }, FALSE, 300);
+              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0 }, FALSE, 0);
   add_column (self->pairs_view, _("GGUF Tensor"),
-              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 200);
+              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 0);
   add_column (self->pairs_view, _("Transform"),
-              &(Column) { pair_transform, NULL, NULL, FALSE, 0 }, FALSE, 180);
+              &(Column) { pair_transform, NULL, NULL, FALSE, 0 }, FALSE, 0);
   add_column (self->pairs_view, _("Result"),
               &(Column) { NULL, pair_status, NULL, FALSE, 0 }, FALSE, 100);
   add_column (self->pairs_view, _("Detail"),
               &(Column) { pair_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 
   add_column (self->sizes_view, _("Area"),
-              &(Column) { size_area, NULL, NULL, FALSE, 0 }, FALSE, 110);
+              &(Column) { size_area, NULL, NULL, FALSE, 0 }, FALSE, 0);
   add_column (self->sizes_view, _("Section"),
-              &(Column) { size_section, NULL, "heading", FALSE, 0 }, FALSE, 170);
+              &(Column) { size_section, NULL, "heading", FALSE, 0 }, FALSE, 0);
   add_column (self->sizes_view, _("Source Bytes"),
-              &(Column) { size_source, NULL, "numeric", FALSE, 1.0 }, FALSE, 115);
+              &(Column) { size_source, NULL, "numeric", FALSE, 1.0 }, FALSE, 0);
   add_column (self->sizes_view, _("GGUF Bytes"),
-              &(Column) { size_target, NULL, "numeric", FALSE, 1.0 }, FALSE, 115);
+              &(Column) { size_target, NULL, "numeric", FALSE, 1.0 }, FALSE, 0);
   add_column (self->sizes_view, _("Difference"),
-              &(Column) { size_delta, NULL, "numeric", FALSE, 1.0 }, FALSE, 105);
+              &(Column) { size_delta, NULL, "numeric", FALSE, 1.0 }, FALSE, 0);
   add_column (self->sizes_view, _("Explanation"),
               &(Column) { size_explanation, NULL, NULL, TRUE, 0 }, TRUE, 0);
 }
@@ -422,7 +434,10 @@ update_banner (TsAuditPane *self)
                                           n_bad_pairs),
                              n_failed, n_checks, n_bad_pairs);
   /* Translators: source → target, sizes, warnings, time */
-  subtitle = g_strdup_printf (_("%s (%s) → %s (%s) · %u warnings · compared in %.1f s"),
+  subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "%s (%s) → %s (%s) · %u warning · compared in %.1f s",
+                                           "%s (%s) → %s (%s) · %u warnings · compared in %.1f s",
+                                           n_warned),
                               ts_audit_report_get_source_name (self->report), source_size,
                               ts_audit_report_get_target_name (self->report), target_size,
                               n_warned, ts_audit_report_get_elapsed (self->report));
@@ -750,7 +765,7 @@ ts_audit_report_render_html (TsAuditReport  *report,
   g_string_append (out, "</h1>\n<p class=\"sub\">");
   append_escaped (out, _("Every learned value of the source, compared with its counterpart in the converted file (Tensorscope audit)."));
   g_string_append_printf (out, "</p>\n<p class=\"verdict %s\">", passed ? "pass" : "fail");
-  append_escaped (out, passed ? _("All checks passed: every learned value is preserved.")
+  append_escaped (out, passed ? _("All checks passed: every learned value is preserved as its output type promises.")
                               : _("Some checks failed: not every learned value is preserved."));
   g_string_append (out, "</p>\n<h2>");
   append_escaped (out, _("Checks"));
