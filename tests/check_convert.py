@@ -117,6 +117,46 @@ def main():
     r = run("convert", good, "-o", existing, "--force")
     check("--force replaces", r.returncode == 0 and open(existing, "rb").read(4) == b"GGUF", r.stderr)
 
+    # what is at the target path decides before any work, --force or not:
+    # never one of the checkpoint's own files, a folder, or a device or pipe
+    shard = os.path.join(good, "model-00001-of-00002.safetensors")
+    shard_bytes = open(shard, "rb").read()
+    r = run("convert", good, "-o", shard, "--force")
+    check("--force onto the checkpoint's own shard: refused, the shard intact",
+          r.returncode == 1 and "checkpoint's own model-00001-of-00002.safetensors" in r.stderr
+          and open(shard, "rb").read() == shard_bytes and not leftovers(good), r.stderr)
+    link = os.path.join(out_dir, "config-link.json")
+    os.symlink(os.path.join(good, "config.json"), link)
+    r = run("convert", good, "-o", link, "--force")
+    check("--force onto a link to the checkpoint's config.json: refused",
+          r.returncode == 1 and "checkpoint's own config.json" in r.stderr
+          and json.load(open(os.path.join(good, "config.json"))), r.stderr)
+    os.remove(link)
+    fifo = os.path.join(out_dir, "pipe.gguf")
+    os.mkfifo(fifo)
+    r = run("convert", good, "-o", fifo, "--force")
+    check("--force onto a pipe: refused, the pipe left as it is",
+          r.returncode == 1 and "not a regular file" in r.stderr and os.path.exists(fifo)
+          and not os.path.isfile(fifo), r.stderr)
+    os.remove(fifo)
+    folder = os.path.join(out_dir, "a-folder.gguf")
+    os.makedirs(folder)
+    r = run("convert", good, "-o", folder, "--force", "--dry-run")
+    check("a folder as the target, even in a dry run: refused", r.returncode == 1 and
+          "is a folder" in r.stderr and os.path.isdir(folder), r.stderr)
+    r = run("convert", good, "-o", existing, "--dry-run")
+    check("an existing target without --force, in a dry run: refused",
+          r.returncode == 1 and "--force" in r.stderr, r.stderr)
+    dangling = os.path.join(out_dir, "dangling.gguf")
+    os.symlink(os.path.join(out_dir, "nowhere.gguf"), dangling)
+    expect_failure("existing link to nothing, without --force", good, dangling, "--force")
+    check("existing link to nothing: still a link", os.path.islink(dangling))
+    for jobs in ("100000", "-5"):
+        r = run("convert", good, "-o", os.path.join(out_dir, "j.gguf"), "--jobs", jobs)
+        check(f"--jobs {jobs}: a usage error, nothing written", r.returncode == 2 and
+              "--jobs" in r.stderr and not os.path.exists(os.path.join(out_dir, "j.gguf"))
+              and not leftovers(out_dir), r.stderr)
+
     expect_failure("disk full", good, os.path.join(out_dir, "full.gguf"), "No space",
                    env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})
 
@@ -141,6 +181,17 @@ def main():
     check("cancel: no output, no temp file, source untouched",
           not os.path.exists(target) and not leftovers(out_dir) and digest(big) == before,
           str(os.listdir(out_dir)))
+
+    # the terminal closed (SIGHUP): stopped as for Ctrl+C, nothing left
+    p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, **slow))
+    started = wait_for_part(out_dir, p)
+    p.send_signal(signal.SIGHUP)
+    _, err = p.communicate(timeout=60)
+    check("SIGHUP: exit 1, no output, no temp file", started and p.returncode == 1 and
+          not os.path.exists(target) and not leftovers(out_dir),
+          "exit %d: %s %s" % (p.returncode, err.strip(), os.listdir(out_dir)))
 
     # killed outright mid-write: only a hidden .part file may remain, never the target
     p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],

@@ -599,13 +599,28 @@ add_sampling (TsConversionPlan *self)
   JsonObject *obj;
   gsize len;
 
-  if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, NULL) ||
-      len > 16 * 1024 * 1024 ||
-      !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
-      !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
+  g_autoptr(GError) error = NULL;
+
+  /* llama.cpp's converter stops on a generation_config.json it cannot
+   * read; a conversion goes on without its sampling defaults, and says so */
+  if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        add_warning (self, _("generation_config.json: %s; its sampling defaults are left out"),
+                     error->message);
+      return;
+    }
+  if (!_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
+      !_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES) ||
+      !json_parser_load_from_data (parser, contents, (gssize) len, &error) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    return;
+    {
+      add_warning (self, _("generation_config.json is not a JSON object%s%s; its sampling "
+                           "defaults are left out"),
+                   error ? ": " : "", error ? error->message : "");
+      return;
+    }
   obj = json_node_get_object (json_parser_get_root (parser));
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
@@ -996,6 +1011,103 @@ ts_conversion_plan_create_writer (TsConversionPlan *self)
       ts_gguf_writer_add_tensor (writer, pt->name, pt->n_dims, pt->dims, pt->dtype, pt->size);
     }
   return writer;
+}
+
+/* the files beside the shards that the plan reads */
+static const char * const side_files[] = {
+  "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
+  "special_tokens_map.json", "chat_template.jinja", "tokenizer.model", "README.md",
+  "model.safetensors.index.json", NULL
+};
+
+static gboolean
+same_file (const GStatBuf *a,
+           const char     *path)
+{
+  GStatBuf b;
+
+  return g_stat (path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+/**
+ * ts_conversion_plan_check_target:
+ * @self: a #TsConversionPlan
+ * @target: the output file
+ * @overwrite: whether an existing regular file may be replaced
+ * @error: return location for a #GError
+ *
+ * Checks, before any work, what the conversion will put its output in
+ * place of. An existing file (a link too, even one that points nowhere) is
+ * replaced only with @overwrite; a folder, a device, a pipe or a socket
+ * never is, nor is any file the conversion reads (a shard, config.json, …),
+ * under any name.
+ *
+ * Returns: %TRUE if the output may go to @target
+ */
+gboolean
+ts_conversion_plan_check_target (TsConversionPlan  *self,
+                                 GFile             *target,
+                                 gboolean           overwrite,
+                                 GError           **error)
+{
+  g_autofree char *path = g_file_get_path (target);
+  GStatBuf lst, st;
+
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), FALSE);
+
+  if (path == NULL || g_lstat (path, &lst) != 0)
+    return TRUE; /* nothing there: the write itself will say what is wrong */
+  if (g_stat (path, &st) != 0)
+    st = lst;    /* a link to nothing */
+  if (S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   _("%s is a folder: give the output file's name"), path);
+      return FALSE;
+    }
+  if (!S_ISREG (st.st_mode) && !S_ISLNK (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   _("%s is not a regular file (a device, pipe or socket): it is never "
+                   "replaced"), path);
+      return FALSE;
+    }
+  if (S_ISREG (st.st_mode))
+    {
+      for (guint i = 0; i < self->stamps->len; i++)
+        {
+          ShardStamp *s = &g_array_index (self->stamps, ShardStamp, i);
+
+          if (same_file (&st, s->path))
+            {
+              g_autofree char *name = g_path_get_basename (s->path);
+
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("%s is the checkpoint's own %s: the conversion reads it"), path, name);
+              return FALSE;
+            }
+        }
+      for (guint i = 0; side_files[i] != NULL; i++)
+        {
+          g_autoptr(GFile) side = g_file_get_child (self->dir, side_files[i]);
+          g_autofree char *side_path = g_file_get_path (side);
+
+          if (side_path != NULL && same_file (&st, side_path))
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("%s is the checkpoint's own %s: the conversion reads it"), path,
+                           side_files[i]);
+              return FALSE;
+            }
+        }
+    }
+  if (!overwrite)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   _("%s already exists (use --force to replace it)"), path);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean

@@ -112,6 +112,10 @@ char             *ts_conversion_plan_get_default_file_name (TsConversionPlan *se
 /* (transfer full): a writer laid out with every tensor */
 TsGgufWriter     *ts_conversion_plan_create_writer    (TsConversionPlan *self);
 /* fails if the folder of @target lacks room for the output */
+gboolean          ts_conversion_plan_check_target     (TsConversionPlan *self,
+                                                       GFile            *target,
+                                                       gboolean          overwrite,
+                                                       GError          **error);
 gboolean          ts_conversion_plan_check_space      (TsConversionPlan *self,
                                                        GFile            *target,
                                                        GError          **error);

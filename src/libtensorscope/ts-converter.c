@@ -819,7 +819,10 @@ open_sources (Run         *run,
         if (!g_hash_table_lookup_extended (fds, part, NULL, &fd_ptr))
           {
             g_autofree char *path = g_file_get_path (ts_file_part_get_file (part));
-            int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+            /* not blocking: a pipe put in the shard's place since the
+             * plan read it would otherwise hold open() past any cancel */
+            int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+            GStatBuf st;
 
             if (fd < 0)
               {
@@ -827,6 +830,14 @@ open_sources (Run         *run,
 
                 g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
                              "%s: %s", ts_file_part_get_name (part), g_strerror (errsv));
+                return FALSE;
+              }
+            if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+              {
+                g_close (fd, NULL);
+                g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                             _("%s is no longer a regular file: it changed since it was read"),
+                             ts_file_part_get_name (part));
                 return FALSE;
               }
             fd_ptr = GINT_TO_POINTER (fd);
@@ -901,7 +912,8 @@ ts_converter_run (TsConverter   *self,
   g_return_val_if_fail (TS_IS_CONVERTER (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (target), FALSE);
 
-  if (!ts_conversion_plan_check_space (self->plan, target, error))
+  if (!ts_conversion_plan_check_target (self->plan, target, overwrite, error) ||
+      !ts_conversion_plan_check_space (self->plan, target, error))
     return FALSE;
   writer = ts_conversion_plan_create_writer (self->plan);
   if (self->fail_after != G_MAXUINT64)

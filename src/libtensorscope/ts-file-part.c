@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <fcntl.h>
+
 #include <glib/gi18n-lib.h>
 
 #include <errno.h>
@@ -90,6 +92,7 @@ _ts_file_part_open (GFile   *file,
   g_autoptr(GMappedFile) mapping = NULL;
   g_autoptr(GError) local_error = NULL;
   GStatBuf st;
+  int fd;
 
   if (path == NULL)
     {
@@ -97,23 +100,32 @@ _ts_file_part_open (GFile   *file,
                    _("%s: not a local file"), name);
       return NULL;
     }
-  if (g_stat (path, &st) != 0)
+  /* opened once, not blocking (a pipe put in the file's place after a
+   * stat would hold open() forever), and checked and mapped through that
+   * one descriptor */
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0 || fstat (fd, &st) != 0)
     {
       int errsv = errno;
 
+      if (fd >= 0)
+        g_close (fd, NULL);
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
                    "%s: %s", name, g_strerror (errsv));
       return NULL;
     }
   if (!S_ISREG (st.st_mode))
     {
+      g_close (fd, NULL);
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
                    _("%s: not a regular file"), name);
       return NULL;
     }
   if (st.st_size > 0)
+    mapping = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
+  g_close (fd, NULL);
+  if (st.st_size > 0)
     {
-      mapping = g_mapped_file_new (path, FALSE, &local_error);
       if (mapping == NULL)
         {
           g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,

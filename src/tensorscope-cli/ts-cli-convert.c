@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib-unix.h>
+#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -194,6 +195,12 @@ run_conversion (TsConversionPlan  *plan,
                           g_object_ref (cancellable), g_object_unref);
   g_unix_signal_add_full (G_PRIORITY_DEFAULT, SIGTERM, on_interrupt,
                           g_object_ref (cancellable), g_object_unref);
+  /* a closed terminal or a dropped ssh session: stop as for Ctrl+C, so
+   * the hidden temporary file does not stay behind */
+  g_unix_signal_add_full (G_PRIORITY_DEFAULT, SIGHUP, on_interrupt,
+                          g_object_ref (cancellable), g_object_unref);
+  /* a closed pipe on stdout or stderr fails that write, not the run */
+  signal (SIGPIPE, SIG_IGN);
   if (state.tty)
     tick = g_timeout_add (100, print_progress, &state);
   ts_converter_run_async (converter, target, force, cancellable, on_converted, &state);
@@ -260,8 +267,16 @@ ts_cli_convert (int    argc,
       g_printerr ("tensorscope-cli: give the output file with -o OUT.gguf (or use --dry-run)\n");
       return 2;
     }
-  if (jobs < 0)
-    jobs = 0;
+  if (jobs < 0 || jobs > 256)
+    {
+      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256\n");
+      return 2;
+    }
+  if (output != NULL && output[0] == '\0')
+    {
+      g_printerr ("tensorscope-cli: the output file name (-o) is empty\n");
+      return 2;
+    }
   options.tokenizer_pre = tokenizer_pre;
   options.allow_unknown_tensors = allow_unknown;
 
@@ -274,6 +289,11 @@ ts_cli_convert (int    argc,
 
   if (dry_run)
     {
+      g_autoptr(GFile) target = output ? g_file_new_for_commandline_arg (output) : NULL;
+
+      /* what the conversion would refuse, the dry run reports too */
+      if (target != NULL && !ts_conversion_plan_check_target (plan, target, force, &error))
+        return ts_cli_fail (error, json);
       if (json)
         {
           g_autoptr(JsonNode) node = plan_to_json (plan);
