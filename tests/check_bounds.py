@@ -419,6 +419,39 @@ def converter_inputs():
         failed += 1
         print("FAIL converting the sample for the audit case")
 
+    # JSON of many tiny values: json-glib keeps ~80 bytes a value, 40 times
+    # the file ("[0,0,…]"); past 4,000,000 values (8,000,000 in a Safetensors
+    # header) a file is refused before it is parsed (a 126 MB tokenizer.json
+    # took 5.1 GB)
+    n = 5 * 10 ** 6
+    for name, expect in (("tokenizer.json", 1), ("config.json", 1),
+                         ("generation_config.json", 0)):
+        d, out = variant("values-" + name, None, None)
+        write_json_streaming(os.path.join(d, name), {"junk": None}, "junk", "[", "]",
+                             itertools.repeat("0", n))
+        check("convert --dry-run: %s of 5,000,000 values" % name,
+              ["convert", d, "-o", out, "--dry-run"], expect, 10, 160)
+    if os.path.exists(gg):
+        d, _ = variant("values-audit", None, None)
+        write_json_streaming(os.path.join(d, "tokenizer.json"), {"junk": None}, "junk", "[", "]",
+                             itertools.repeat("0", n))
+        check("audit: a tokenizer.json of 5,000,000 values (not compared, a warning)",
+              ["audit", d, gg], 0, 10, 160)
+    d = os.path.join(WORK, "index-many-values")
+    os.makedirs(d)
+    write_json_streaming(os.path.join(d, "model.safetensors.index.json"),
+                         {"metadata": {}, "weight_map": {}, "junk": None}, "junk", "[", "]",
+                         itertools.repeat("0", n))
+    check("inspect: an index of 5,000,000 values", ["inspect", "--json", d], 1, 10, 160,
+          "invalid-index")
+    n = 9 * 10 ** 6
+    body_len = len(b'{"junk":[') + 2 * (n - 1) + len(b'0]}')    # ~18 MB
+    pad = (-body_len) % 8
+    path = write("values.safetensors", struct.pack("<Q", body_len + pad),
+                 lambda: b'{"junk":[' + b"0," * (n - 1) + b"0]}" + b" " * pad)
+    check("inspect: a Safetensors header of 9,000,000 values", ["inspect", "--json", path],
+          1, 10, 160, "header-too-large")
+
     d, _ = variant("special-index", None, None)
     idx = os.path.join(d, "model.safetensors.index.json")
     if os.path.exists(idx):

@@ -434,6 +434,13 @@ ts_hf_config_load (GFile   *dir,
                    _("config.json: %s"), local_error->message);
       return NULL;
     }
+  if (!_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: more than %d JSON values, more than any real one holds"),
+                   TS_JSON_MAX_VALUES);
+      return NULL;
+    }
   if (len > 16 * 1024 * 1024 ||
       !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, &local_error) ||

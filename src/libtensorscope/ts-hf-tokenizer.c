@@ -345,6 +345,13 @@ load_json (GFile       *dir,
                    _("%s: not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or arrays or objects nested deeper than %d levels"), name, TS_JSON_MAX_DEPTH);
       return FALSE;
     }
+  if (!_ts_json_values_ok (contents, length, TS_JSON_MAX_VALUES))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: more than %d JSON values, more than any real tokenizer holds"),
+                   name, TS_JSON_MAX_VALUES);
+      return FALSE;
+    }
   *parser = json_parser_new ();
   if (!json_parser_load_from_data (*parser, contents, length, &local_error))
     {

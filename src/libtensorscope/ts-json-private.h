@@ -55,4 +55,42 @@ _ts_json_depth_ok (const char *json,
   return TRUE;
 }
 
+/* json-glib keeps a parsed document as a tree of about 80 bytes a value:
+ * "[0,0,0,…]" costs 40 times its size. The largest real tokenizer.json
+ * files hold about 2 million values (Llama 3's: about 1 million); twice
+ * that is the most any JSON from a model folder may hold, so that no file
+ * makes the parse take more than ~350 MB. */
+#define TS_JSON_MAX_VALUES 4000000
+/* a Safetensors header: ~7 values a tensor, so a million tensors (no real
+ * shard has more than a few thousand) fit */
+#define TS_JSON_MAX_HEADER_VALUES 8000000
+
+/* TRUE if @json holds at most @max_values values (counted from the commas
+ * and brackets outside strings: a linear scan without allocation). */
+static inline gboolean
+_ts_json_values_ok (const char *json,
+                    gsize       len,
+                    guint64     max_values)
+{
+  guint64 values = 1;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char ch = json[i];
+
+      if (ch == '"')
+        {
+          for (i++; i < len && json[i] != '"'; i++)
+            if (json[i] == '\\')
+              i++;
+        }
+      else if (ch == ',' || ch == '[' || ch == '{')
+        {
+          if (++values > max_values)
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 G_END_DECLS

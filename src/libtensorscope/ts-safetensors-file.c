@@ -438,6 +438,10 @@ parse_header_json (const char   *file_name,
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
                     _("the JSON header is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
                     TS_JSON_MAX_DEPTH);
+  if (!_ts_json_values_ok (json, len, TS_JSON_MAX_HEADER_VALUES))
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
+                    _("the JSON header holds more than %d values, more than a million tensors "
+                    "take (each value takes ~80 bytes once parsed)"), TS_JSON_MAX_HEADER_VALUES);
   if (!check_duplicate_keys (json, len, file_name, 8, error))
     return FALSE;
   if (!json_parser_load_from_data (parser, json, (gssize) len, &local_error))
@@ -612,6 +616,10 @@ parse_index (GFile        *index_file,
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
                     TS_JSON_MAX_DEPTH);
+  if (!_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES))
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+                    _("the index holds more than %d JSON values, more than any real one"),
+                    TS_JSON_MAX_VALUES);
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("not valid JSON: %s"), local_error->message);
@@ -825,6 +833,7 @@ find_index_for_shard (GFile *shard)
   if (!_ts_load_side_file (index, ST_MAX_HEADER, NULL, &contents, &len, NULL) ||
       len > ST_MAX_HEADER ||
       !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
+      !_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES) ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL))
     return NULL;
   root = json_parser_get_root (parser);
