@@ -1061,7 +1061,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   int ret;
 
-  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  ts_test_ui_init (&argc, &argv);
 
   fixture_dir = g_dir_make_tmp (NULL, &error);
   g_assert_no_error (error);

@@ -276,7 +276,7 @@ main (int   argc,
     }
   g_assert_nonnull (fixture_dir);
 
-  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  ts_test_ui_init (&argc, &argv);
   g_test_add_func ("/wizard/no-stall", test_wizard_no_stall);
 
   ret = g_test_run ();

@@ -692,7 +692,7 @@ main (int   argc,
   TsSampleOptions options;
   int ret;
 
-  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  ts_test_ui_init (&argc, &argv);
 
   fixture_dir = g_dir_make_tmp (NULL, &error);
   g_assert_no_error (error);

@@ -9,6 +9,41 @@
 #include <glib/gstdio.h>
 
 #include "ts-ui-test.h"
+#include "ts-test-dir.h"
+
+static char *isolated_home;
+
+static void
+remove_isolated_home (void)
+{
+  if (isolated_home != NULL)
+    ts_test_remove_tree (isolated_home);
+}
+
+void
+ts_test_ui_init (int    *argc,
+                 char ***argv)
+{
+  static const struct { const char *var, *dir; } dirs[] = {
+    { "XDG_CONFIG_HOME", "config" }, { "XDG_DATA_HOME", "data" },
+    { "XDG_CACHE_HOME", "cache" }, { "XDG_STATE_HOME", "state" },
+  };
+  g_autoptr(GError) error = NULL;
+
+  isolated_home = g_dir_make_tmp ("tensorscope-ui-XXXXXX", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *path = g_build_filename (isolated_home, dirs[i].dir, NULL);
+
+      g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
+      g_setenv (dirs[i].var, path, TRUE);
+    }
+  atexit (remove_isolated_home);
+  gtk_test_init (argc, argv, NULL);
+  /* GLib read the folders once already, maybe: it reads them again */
+  g_assert_true (g_str_has_prefix (g_get_user_config_dir (), isolated_home));
+}
 
 static gboolean
 quit_loop (gpointer data)

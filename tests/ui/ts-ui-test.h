@@ -11,6 +11,14 @@
 
 G_BEGIN_DECLS
 
+/* gtk_test_init() in folders of the test's own: HOME's XDG folders are
+ * replaced by fresh ones under /tmp (removed at exit), so that recent
+ * files, default applications and the like never touch the user's.
+ * (gtk_test_init() drops its options: G_TEST_OPTION_ISOLATE_DIRS given
+ * to it isolates nothing.) */
+void ts_test_ui_init         (int         *argc,
+                              char      ***argv);
+
 /* Iterates the default main context for @ms milliseconds. */
 typedef gboolean (*TsTestCondition) (gpointer data);
 
