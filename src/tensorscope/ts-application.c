@@ -127,24 +127,49 @@ update_recent_menu (TsApplication    *self,
 {
   GList *items = gtk_recent_manager_get_items (manager);
   const char *app_name = g_get_application_name ();
-  guint n = 0;
+  g_autoptr(GPtrArray) shown = g_ptr_array_new ();
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
 
   g_menu_remove_all (self->recent_menu);
   items = g_list_sort (items, compare_recent);
 
-  for (GList *l = items; l != NULL && n < MAX_RECENT; l = l->next)
+  /* the newest ones of this app whose files are still there */
+  for (GList *l = items; l != NULL && shown->len < MAX_RECENT; l = l->next)
     {
       GtkRecentInfo *info = l->data;
-      g_autoptr(GMenuItem) item = NULL;
+      const char *name = gtk_recent_info_get_display_name (info);
 
-      if (app_name == NULL || !gtk_recent_info_has_application (info, app_name))
+      if (app_name == NULL || !gtk_recent_info_has_application (info, app_name) ||
+          !gtk_recent_info_exists (info))
         continue;
+      g_ptr_array_add (shown, info);
+      g_hash_table_insert (names, (gpointer) name,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (names, name)) + 1));
+    }
 
-      item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+  for (guint i = 0; i < shown->len; i++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (shown, i);
+      const char *name = gtk_recent_info_get_display_name (info);
+      g_autoptr(GMenuItem) item = NULL;
+      g_autofree char *label = NULL;
+
+      /* two of the same name: say where each is */
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (names, name)) > 1)
+        {
+          g_autoptr(GFile) file = g_file_new_for_uri (gtk_recent_info_get_uri (info));
+          g_autoptr(GFile) parent = g_file_get_parent (file);
+          g_autofree char *where = parent ? g_file_get_parse_name (parent) : NULL;
+
+          /* Translators: a recent file's name and its folder */
+          label = where ? g_strdup_printf (_("%s — %s"), name, where) : g_strdup (name);
+        }
+      else
+        label = g_strdup (name);
+      item = g_menu_item_new (label, NULL);
       g_menu_item_set_action_and_target (item, "app.open-recent", "s",
                                          gtk_recent_info_get_uri (info));
       g_menu_append_item (self->recent_menu, item);
-      n++;
     }
 
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);

@@ -219,7 +219,9 @@ can_go_next (TsConvertWizard *self)
     case PAGE_PREVIEW:
       return self->plan != NULL;
     case PAGE_CONVERT:
-      return FALSE;
+      /* after Stop or a failure: convert again, with the same plan */
+      return self->plan != NULL && (g_strcmp0 (self->convert_state, "cancelled") == 0 ||
+                                    g_strcmp0 (self->convert_state, "failed") == 0);
     case PAGE_VERIFY:
       return TRUE;
     default:
@@ -264,6 +266,8 @@ update_navigation (TsConvertWizard *self)
     next_label = _("_Convert");
   else if (self->page == PAGE_VERIFY)
     next_label = _("_Done");
+  else if (self->page == PAGE_CONVERT)
+    next_label = _("_Convert Again");
   else
     next_label = _("_Next");
   gtk_button_set_label (self->next_button, next_label);
@@ -1078,10 +1082,23 @@ update_preview_summary (TsConvertWizard *self)
       n_generated += ts_plan_tensor_get_transform (pt) == TS_TRANSFORM_GENERATE;
     }
 
-  /* Translators: the preview's summary line */
-  text = g_strdup_printf (_("%s · %u tensors (%u permuted, %u widened to F32, %u generated) · %u metadata keys · predicted size %s"),
-                          type, n, n_permuted, n_widened, n_generated,
-                          g_list_model_get_n_items (self->plan_metadata), size);
+  {
+    guint n_keys = g_list_model_get_n_items (self->plan_metadata);
+    g_autofree char *tensor_count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u tensor", "%u tensors", n), n);
+    g_autofree char *permuted = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u permuted", "%u permuted",
+                                                              n_permuted), n_permuted);
+    g_autofree char *widened = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u widened to F32",
+                                                             "%u widened to F32", n_widened), n_widened);
+    g_autofree char *generated = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u generated",
+                                                               "%u generated", n_generated), n_generated);
+    g_autofree char *keys = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u metadata key",
+                                                          "%u metadata keys", n_keys), n_keys);
+
+    /* Translators: the preview's summary line: type · tensors (permuted,
+     * widened, generated) · metadata keys · size */
+    text = g_strdup_printf (_("%s · %s (%s, %s, %s) · %s · predicted size %s"),
+                            type, tensor_count, permuted, widened, generated, keys, size);
+  }
   gtk_label_set_text (self->preview_summary_label, text);
 }
 
@@ -1621,12 +1638,12 @@ ts_convert_wizard_go_next (TsConvertWizard *self)
       start_plan (self);
       break;
     case PAGE_PREVIEW:
+    case PAGE_CONVERT:
       start_conversion (self);
       break;
     case PAGE_VERIFY:
       gtk_window_close (GTK_WINDOW (self));
       break;
-    case PAGE_CONVERT:
     default:
       break;
     }

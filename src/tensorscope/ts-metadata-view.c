@@ -524,8 +524,13 @@ show_entry (TsMetadataView  *self,
   size = ts_format_bytes (ts_metadata_entry_get_length (entry));
   start = ts_format_count (ts_metadata_entry_get_offset (entry));
   end = ts_format_count (ts_metadata_entry_get_offset (entry) + ts_metadata_entry_get_length (entry));
-  /* Translators: type · size · absolute byte range of the entry */
-  info = g_strdup_printf (_("%s · %s · bytes %s – %s"), type, size, start, end);
+  if (ts_metadata_entry_get_length (entry) == 0)
+    /* a Safetensors __metadata__ string: text inside the JSON header,
+     * with no byte range of its own */
+    info = g_strdup_printf (_("%s · inside the JSON header"), type);
+  else
+    /* Translators: type · size · absolute byte range of the entry */
+    info = g_strdup_printf (_("%s · %s · bytes %s – %s"), type, size, start, end);
   gtk_label_set_text (self->key_label, ts_metadata_entry_get_key (entry));
   gtk_label_set_text (self->info_label, info);
 

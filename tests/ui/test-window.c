@@ -297,6 +297,64 @@ test_empty (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+recent_menu_has (gpointer data)
+{
+  return g_menu_model_get_n_items (ts_application_get_recent_menu (app)) >= GPOINTER_TO_UINT (data);
+}
+
+/* Open Recent lists files that are still there, and tells apart two of
+ * the same name by their folders */
+static void
+test_recent_menu (void)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  GMenuModel *menu = ts_application_get_recent_menu (app);
+  const char *dirs[] = { "recent-a", "recent-b", "recent-gone" };
+  g_autofree char *contents = NULL;
+  gsize len;
+  guint n_dup = 0;
+
+  g_assert_true (g_file_get_contents (gguf_path, &contents, &len, NULL));
+  gtk_recent_manager_purge_items (manager, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *dir = g_build_filename (fixture_dir, dirs[i], NULL);
+      g_autofree char *path = g_build_filename (dir, "same-name.gguf", NULL);
+      g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+      g_assert_true (g_file_set_contents (path, contents, (gssize) len, NULL));
+      g_assert_true (gtk_recent_manager_add_item (manager, uri));
+    }
+  ts_test_wait_until (recent_menu_has, GUINT_TO_POINTER (3), 10, "three recent files");
+  {
+    g_autofree char *gone = g_build_filename (fixture_dir, "recent-gone", "same-name.gguf", NULL);
+
+    g_assert_cmpint (g_unlink (gone), ==, 0);
+  }
+  /* the menu is rebuilt when the list changes: touch it */
+  {
+    g_autofree char *path = g_build_filename (fixture_dir, "recent-a", "same-name.gguf", NULL);
+    g_autofree char *uri = g_filename_to_uri (path, NULL, NULL);
+
+    g_assert_true (gtk_recent_manager_add_item (manager, uri));
+  }
+  ts_test_run_for (500);
+  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 2);
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autofree char *label = NULL;
+
+      g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+      g_assert_true (g_str_has_prefix (label, "same-name.gguf — "));
+      g_assert_null (strstr (label, "recent-gone"));
+      n_dup++;
+    }
+  g_assert_cmpuint (n_dup, ==, 2);
+  gtk_recent_manager_purge_items (manager, NULL);
+}
+
 static void
 test_open_gguf (void)
 {
@@ -1075,6 +1133,7 @@ main (int   argc,
   g_assert_no_error (error);
 
   g_test_add_func ("/window/empty", test_empty);
+  g_test_add_func ("/window/recent-menu", test_recent_menu);
   g_test_add_func ("/window/open-gguf", test_open_gguf);
   g_test_add_func ("/window/sort-filter", test_sort_filter);
   g_test_add_func ("/window/selection-sync", test_selection_sync);

@@ -486,9 +486,25 @@ test_wizard_cancel (void)
   save_screenshot (GTK_WIDGET (wizard), "wizard-4-cancelled.png");
   g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
 
-  /* Back leads to the preview again */
+  /* Back leads to the preview again, and Convert from there converts */
   ts_convert_wizard_go_back (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  g_setenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US", "20000", TRUE);
+  ts_convert_wizard_go_next (wizard);
+  g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "running");
+  ts_convert_wizard_cancel_conversion (wizard);
+  ts_test_wait_until (conversion_stopped, wizard, 10, "the second stop");
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "cancelled");
+
+  /* Convert Again, after Stop, runs the same plan once more: to the end */
+  g_assert_true (ts_convert_wizard_can_go_next (wizard));
+  ts_convert_wizard_go_next (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "running");
+  ts_test_wait_until (conversion_stopped, wizard, 60, "the conversion after Convert Again");
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
+  g_assert_true (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  ts_test_wait_until (on_verify_done, wizard, 60, "the audit after Convert Again");
 
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
