@@ -7,6 +7,7 @@ usage: check_convert.py CLI WORKDIR
 """
 import json
 import os
+import resource
 import shutil
 import signal
 import struct
@@ -156,6 +157,28 @@ def main():
         check(f"--jobs {jobs}: a usage error, nothing written", r.returncode == 2 and
               "--jobs" in r.stderr and not os.path.exists(os.path.join(out_dir, "j.gguf"))
               and not leftovers(out_dir), r.stderr)
+
+    # a file where the folder belongs, a link to nothing: said as such
+    r = run("convert", os.path.join(good, "config.json"), "-o", os.path.join(out_dir, "f.gguf"))
+    check("a file given as the checkpoint folder: 'is not a folder'",
+          r.returncode == 1 and "is not a folder" in r.stderr, r.stderr)
+    nowhere = os.path.join(out_dir, "link-to-nothing.gguf")
+    os.symlink(os.path.join(out_dir, "no-such-file.gguf"), nowhere)
+    r = run("inspect", nowhere)
+    check("inspect of a link to nothing: 'No such file or directory'",
+          r.returncode == 1 and "link to nothing: No such file or directory" in r.stderr, r.stderr)
+    os.remove(nowhere)
+
+    # one descriptor a shard: more shards than the soft open-file limit
+    many = fresh("many-shards", "--layers", "40", "--hidden", "64", "--heads", "2",
+                 "--kv-heads", "1", "--intermediate", "128", "--vocab", "600", "--shards", "300")
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    p = subprocess.run([CLI, "convert", many, "-o", os.path.join(out_dir, "many.gguf")],
+                       capture_output=True, text=True, timeout=300,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (128, hard)))
+    check("300 shards under a soft limit of 128 open files: converts",
+          p.returncode == 0 and os.path.exists(os.path.join(out_dir, "many.gguf")),
+          p.stderr.strip()[-300:])
 
     expect_failure("disk full", good, os.path.join(out_dir, "full.gguf"), "No space",
                    env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})

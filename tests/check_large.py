@@ -249,12 +249,79 @@ def audit_case():
     os.remove(gguf)
 
 
+def yardstick_case():
+    """SPEC's yardstick, Llama 3.2 3B Instruct (L32), as a sparse checkpoint
+    of its real shapes in two shards: the plan must give SPEC's figures for
+    the tensors (the metadata figures depend on the real tokenizer)."""
+    ckpt = os.path.join(WORK, "l32")
+    r = subprocess.run([CLI, "sample", ckpt, "--layers", "1", "--shards", "1"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        check("L32: sample checkpoint", False, r.stderr)
+        return
+    cfg_path = os.path.join(ckpt, "config.json")
+    with open(cfg_path) as f:
+        cfg = json.load(f)
+    layers, hidden, heads, kv, ff, vocab = 28, 3072, 24, 8, 8192, 128256
+    cfg.update(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
+               num_key_value_heads=kv, intermediate_size=ff, vocab_size=vocab, head_dim=128,
+               tie_word_embeddings=True, torch_dtype="bfloat16")
+    with open(cfg_path, "w") as f:
+        json.dump(cfg, f, indent=2)
+    os.remove(os.path.join(ckpt, "model.safetensors"))
+    names = [("model.embed_tokens.weight", [vocab, hidden]), ("model.norm.weight", [hidden])]
+    for i in range(layers):
+        p = "model.layers.%d." % i
+        names += [(p + "input_layernorm.weight", [hidden]),
+                  (p + "post_attention_layernorm.weight", [hidden]),
+                  (p + "self_attn.q_proj.weight", [heads * 128, hidden]),
+                  (p + "self_attn.k_proj.weight", [kv * 128, hidden]),
+                  (p + "self_attn.v_proj.weight", [kv * 128, hidden]),
+                  (p + "self_attn.o_proj.weight", [hidden, heads * 128]),
+                  (p + "mlp.gate_proj.weight", [ff, hidden]),
+                  (p + "mlp.up_proj.weight", [ff, hidden]),
+                  (p + "mlp.down_proj.weight", [hidden, ff])]
+    half = len(names) // 2
+    weight_map, total = {}, 0
+    for k, part in enumerate((names[:half], names[half:])):
+        shard = "model-%05d-of-00002.safetensors" % (k + 1)
+        _, size, _ = write_safetensors(os.path.join(ckpt, shard),
+                                       [(n, "BF16", shape) for n, shape in part],
+                                       {"format": "pt"})
+        total += size
+        weight_map.update({n: shard for n, _ in part})
+    with open(os.path.join(ckpt, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f)
+    check("L32: the source's tensor data is 6,425,499,648 bytes", total == 6425499648, str(total))
+    r = subprocess.run([CLI, "convert", ckpt, "--dry-run", "--json", "--outtype", "bf16"],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        check("L32: dry run", False, r.stderr)
+        return
+    plan = json.loads(r.stdout)
+    tensors = plan["tensors"]
+    data = sum(t["size"] + (-t["size"]) % 32 for t in tensors)
+    descriptors = sum(8 + len(t["name"].encode()) + 4 + 8 * len(t["shape"]) + 4 + 8 for t in tensors)
+    f32 = [t for t in tensors if t["dtype"] == "F32"]
+    rope = [t for t in tensors if t["name"] == "rope_freqs.weight"]
+    check("L32: 255 tensors (254 + rope_freqs.weight)", len(tensors) == 255, str(len(tensors)))
+    check("L32: tensor data 6,425,850,112 bytes (+350,208 for 57 norms in F32, +256 rope)",
+          data == 6425850112 and plan["predicted_size"] - plan["data_offset"] == data,
+          "%d, predicted %d" % (data, plan["predicted_size"] - plan["data_offset"]))
+    check("L32: 58 F32 tensors, rope_freqs.weight of 64 values",
+          len(f32) == 58 and len(rope) == 1 and rope[0]["shape"] == [64], str(len(f32)))
+    check("L32: tensor descriptors take 15,130 bytes", descriptors == 15130, str(descriptors))
+    check("L32: the data section starts 32-byte aligned", plan["data_offset"] % 32 == 0,
+          str(plan["data_offset"]))
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     try:
         safetensors_case()
         gguf_case()
+        yardstick_case()
         if AUDIT:
             audit_case()
     finally:

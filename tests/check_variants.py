@@ -223,6 +223,27 @@ def main():
     check("original_max_position_embeddings changes rope_freqs (inside and at the top level alike)",
           None not in got and got[0] == got[1] != base_freqs)
 
+    # llama3 rope scaling that gives only its type: the converter's defaults
+    # (factor 8, low 1, high 4, original context 8192)
+    def llama3_bare(c):
+        c["rope_scaling"] = {"rope_type": "llama3"}
+    d = variant("rope-llama3-defaults", BASE, lambda d: edit_json(d, "config.json", llama3_bare))
+    g = convert_both("rope-llama3-defaults", d, "bf16")
+    check("rope-llama3-defaults: rope_freqs differs from the base's (factor 8, not 32)",
+          g is not None and tensor(g, "rope_freqs.weight")[1] != base_freqs)
+
+    # every sampling default generation_config.json may give, and
+    # transformers' name for the repeat penalty
+    def sampling(c):
+        c.update(top_k=40, top_p=0.9, min_p=0.05, xtc_probability=0.5, xtc_threshold=0.1,
+                 temperature=0.7, penalty_last_n=64, repetition_penalty=1.1, mirostat=2,
+                 mirostat_tau=5.0, mirostat_eta=0.1, sequence="edkypmxt")
+    d = variant("sampling-all", BASE, lambda d: edit_json(d, "generation_config.json", sampling))
+    g = convert_both("sampling-all", d, "bf16")
+    check("sampling-all: twelve general.sampling keys, repetition_penalty as penalty_repeat",
+          g is not None and sum(1 for k in g["kvs"] if k["key"].startswith("general.sampling.")) == 12
+          and abs(kv(g, "general.sampling.penalty_repeat") - 1.1) < 1e-6)
+
     # head sizes other than 64 and 128, other bases and factors: rope_freqs values in
     # the band between the two wavelengths, where each float32 rounding shows (torch
     # takes 2π / freq as (1 / freq) · 2π)

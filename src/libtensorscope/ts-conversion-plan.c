@@ -830,6 +830,20 @@ ts_conversion_plan_new (GFile               *dir,
   g_return_val_if_fail (options != NULL, NULL);
 
   self->dir = g_object_ref (dir);
+  {
+    g_autofree char *path = g_file_get_path (dir);
+    GStatBuf st;
+
+    /* a file given where the folder belongs: say that, not that
+     * config.json is missing from it */
+    if (path != NULL && g_stat (path, &st) == 0 && !S_ISDIR (st.st_mode))
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
+                     _("%s is not a folder: give the checkpoint's folder (with config.json and "
+                     "the .safetensors files)"), path);
+        return NULL;
+      }
+  }
   if (!load_source (self, cancellable, error))
     return NULL;
   self->outtype = options->outtype == TS_OUTTYPE_AUTO ? resolve_auto (self) : options->outtype;

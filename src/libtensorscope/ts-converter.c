@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ts-converter.h"
@@ -401,7 +402,8 @@ read_exact (const TensorJob  *job,
           g_set_error (error, G_IO_ERROR, n < 0 ? g_io_error_from_errno (errno) : G_IO_ERROR_FAILED,
                        _("%s: reading tensor '%s' at byte %" PRIu64 " failed: %s"),
                        ts_file_part_get_name (ts_tensor_get_part (src)), ts_tensor_get_name (src),
-                       offset, n < 0 ? g_strerror (errno) : "the file is shorter than its header says (truncated or changed?)");
+                       offset, n < 0 ? g_strerror (errno)
+                                     : _("the file is shorter than its header says (truncated or changed?)"));
           return FALSE;
         }
       p += n;
@@ -671,9 +673,16 @@ kernel_copy (Run               *run,
         }
       if (n <= 0)
         {
-          g_set_error (error, G_IO_ERROR, n < 0 ? g_io_error_from_errno (errno) : G_IO_ERROR_FAILED,
-                       _("copying tensor data failed: %s"),
-                       n < 0 ? g_strerror (errno) : "the source ended early (truncated or changed?)");
+          /* named as a failed read is (read_exact) */
+          int errsv = errno;
+          const TensorJob *job = &g_array_index (run->jobs, TensorJob, find_job (run, k->out_offset));
+          TsTensor *src = ts_plan_tensor_get_source (job->pt);
+
+          g_set_error (error, G_IO_ERROR, n < 0 ? g_io_error_from_errno (errsv) : G_IO_ERROR_FAILED,
+                       _("%s: reading tensor '%s' at byte %" PRIu64 " failed: %s"),
+                       ts_file_part_get_name (ts_tensor_get_part (src)), ts_tensor_get_name (src),
+                       (guint64) in, n < 0 ? g_strerror (errsv)
+                                           : _("the file is shorter than its header says (truncated or changed?)"));
           return FALSE;
         }
       len -= n;
@@ -784,6 +793,26 @@ worker (gpointer data)
 
 /* ---- planning the work ---- */
 
+/* One descriptor a shard stays open while a conversion runs: a checkpoint
+ * of more shards than the usual soft limit (1024) needs the hard one. */
+static void
+raise_open_file_limit (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done))
+    {
+      struct rlimit rl;
+
+      if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max)
+        {
+          rl.rlim_cur = rl.rlim_max;
+          setrlimit (RLIMIT_NOFILE, &rl);
+        }
+      g_once_init_leave (&done, 1);
+    }
+}
+
 static gboolean
 open_sources (Run         *run,
               GHashTable  *fds,
@@ -792,6 +821,7 @@ open_sources (Run         *run,
   GListModel *tensors = ts_conversion_plan_get_tensors (run->self->plan);
   guint64 data_offset = ts_conversion_plan_get_data_offset (run->self->plan);
 
+  raise_open_file_limit ();
   for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
     {
       g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);

@@ -9,6 +9,8 @@
 #include <glib/gi18n-lib.h>
 
 #include <langinfo.h>
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "ts-array-model.h"
@@ -263,6 +265,17 @@ sniff_and_load (GFile           *file,
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
                    "%s: %s", name, local_error->message);
+      return NULL;
+    }
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK)
+    {
+      /* GIO gives the link itself where it leads nowhere: say why */
+      g_autofree char *path = g_file_get_path (file);
+      GStatBuf st;
+      int errsv = path != NULL && g_stat (path, &st) != 0 ? errno : ENOENT;
+
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                   _("%s: a link to nothing: %s"), name, g_strerror (errsv));
       return NULL;
     }
   if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
