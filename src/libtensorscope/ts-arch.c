@@ -753,6 +753,43 @@ ts_arch_check_shape (const TsArch      *arch,
 
 /* what gguf-py stores as F32 whatever the output type: anything of at most
  * one dimension, the norms, and every tensor that is not a ".weight" */
+/**
+ * ts_arch_list_hparams:
+ * @arch: a #TsArch
+ * @config: the checkpoint's config.json
+ * @out: (out caller-allocates): TS_ARCH_MAX_HPARAMS entries
+ *
+ * The hyperparameters the converter writes from config.json (llama.cpp's
+ * TextModel.set_gguf_parameters()), in its order. Linear rope scaling
+ * keys go just before rope.freq_base; the head geometry keys depend on
+ * whether config.json gives head_dim and are not listed.
+ *
+ * Returns: the number of entries in @out
+ */
+guint
+ts_arch_list_hparams (const TsArch     *arch,
+                      const TsHfConfig *config,
+                      TsArchHparam     *out)
+{
+  const TsHfConfig *c = config;
+  const TsArchHparam list[] = {
+    { "block_count", FALSE, c->n_layers, "config.json: num_hidden_layers", FALSE },
+    { "context_length", FALSE, (double) c->context_length, c->context_length_origin, FALSE },
+    { "embedding_length", FALSE, c->hidden_size, "config.json: hidden_size", FALSE },
+    { "feed_forward_length", FALSE, c->intermediate_size, "config.json: intermediate_size", TRUE },
+    { "attention.head_count", FALSE, c->n_heads, "config.json: num_attention_heads", TRUE },
+    { "attention.head_count_kv", FALSE, c->n_kv_heads, c->n_kv_heads_origin, TRUE },
+    { "rope.freq_base", TRUE, c->rope_theta, c->rope_theta_origin, FALSE },
+    { "attention.layer_norm_rms_epsilon", TRUE, c->rms_norm_eps, c->rms_norm_eps_origin, FALSE },
+  };
+
+  G_STATIC_ASSERT (G_N_ELEMENTS (list) <= TS_ARCH_MAX_HPARAMS);
+  g_return_val_if_fail (arch != NULL, 0);
+
+  memcpy (out, list, sizeof list);
+  return G_N_ELEMENTS (list);
+}
+
 gboolean
 ts_arch_keeps_f32 (const TsArch *arch,
                    const char   *gguf_name,

@@ -87,6 +87,24 @@ gboolean      ts_arch_check_shape         (const TsArch      *arch,
                                            const guint64     *shape,
                                            guint              n_dims,
                                            GError           **error);
+/* A hyperparameter key of the architecture (without the "ARCH." prefix),
+ * the type llama.cpp reads it as, its value from @config and where that
+ * comes from; @per_layer if llama.cpp also takes an array, one item a
+ * layer. The conversion writes them in this order; the audit checks them. */
+typedef struct
+{
+  const char *suffix;
+  gboolean    is_float;   /* float32, else uint32 */
+  double      value;      /* a uint32 is exact in a double */
+  const char *origin;
+  gboolean    per_layer;
+} TsArchHparam;
+
+#define TS_ARCH_MAX_HPARAMS 16
+
+guint         ts_arch_list_hparams        (const TsArch      *arch,
+                                           const TsHfConfig  *config,
+                                           TsArchHparam      *out);
 /* tensors stored as F32 whatever the output type */
 gboolean      ts_arch_keeps_f32           (const TsArch      *arch,
                                            const char        *gguf_name,

@@ -28,6 +28,7 @@ typedef struct
   TsAuditReport    *report;
   TsModelFile      *target;
   const char       *arch;
+  const TsArch     *arch_table;
   GFile            *dir;
   const TsHfConfig *config;
 } MetaContext;
@@ -222,22 +223,19 @@ check_architecture (MetaContext *ctx)
                                 found ? "\"" : "", ctx->arch);
 }
 
+/* the hyperparameters the converter writes, in the type llama.cpp reads */
 static void
 check_hparams (MetaContext *ctx)
 {
-  const TsHfConfig *c = ctx->config;
+  TsArchHparam hp[TS_ARCH_MAX_HPARAMS];
+  guint n = ts_arch_list_hparams (ctx->arch_table, ctx->config, hp);
 
   check_architecture (ctx);
-  check_uint (ctx, "block_count", c->n_layers, "config.json: num_hidden_layers");
-  if (c->context_length > 0)
-    check_uint (ctx, "context_length", c->context_length, c->context_length_origin);
-  check_uint (ctx, "embedding_length", c->hidden_size, "config.json: hidden_size");
-  /* llama.cpp also takes these three as an array with an item per layer */
-  check_uint_full (ctx, "feed_forward_length", c->intermediate_size, "config.json: intermediate_size", TRUE);
-  check_uint_full (ctx, "attention.head_count", c->n_heads, "config.json: num_attention_heads", TRUE);
-  check_uint_full (ctx, "attention.head_count_kv", c->n_kv_heads, c->n_kv_heads_origin, TRUE);
-  check_float (ctx, "rope.freq_base", c->rope_theta, c->rope_theta_origin);
-  check_float (ctx, "attention.layer_norm_rms_epsilon", c->rms_norm_eps, c->rms_norm_eps_origin);
+  for (guint i = 0; i < n; i++)
+    if (hp[i].is_float)
+      check_float (ctx, hp[i].suffix, hp[i].value, hp[i].origin);
+    else
+      check_uint_full (ctx, hp[i].suffix, (guint64) hp[i].value, hp[i].origin, hp[i].per_layer);
 }
 
 /* A key that may be missing (llama.cpp then takes its default) but must
@@ -1128,7 +1126,7 @@ _ts_audit_check_metadata (TsAuditReport    *report,
                           const TsArch     *arch,
                           TsModelFile      *target)
 {
-  MetaContext ctx = { report, target, ts_arch_get_name (arch), dir, config };
+  MetaContext ctx = { report, target, ts_arch_get_name (arch), arch, dir, config };
   g_autoptr(JsonParser) tcfg_parser = json_parser_new_immutable ();
   g_autoptr(JsonParser) tok_parser = json_parser_new_immutable ();
   JsonObject *tcfg = load_object (dir, "tokenizer_config.json", tcfg_parser);

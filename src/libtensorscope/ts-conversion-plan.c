@@ -656,24 +656,26 @@ add_hyperparameters (TsConversionPlan *self)
   const char *a = ts_arch_get_name (self->arch);
   g_autofree char *k = NULL;
 
-#define KEY(suffix) (g_free (k), k = g_strdup_printf ("%s.%s", a, suffix))
-  ts_gguf_metadata_add_uint32 (md, KEY ("block_count"), c->n_layers, "config.json: num_hidden_layers");
-  ts_gguf_metadata_add_uint32 (md, KEY ("context_length"), (guint32) c->context_length, c->context_length_origin);
-  ts_gguf_metadata_add_uint32 (md, KEY ("embedding_length"), c->hidden_size, "config.json: hidden_size");
-  ts_gguf_metadata_add_uint32 (md, KEY ("feed_forward_length"), c->intermediate_size, "config.json: intermediate_size");
-  ts_gguf_metadata_add_uint32 (md, KEY ("attention.head_count"), c->n_heads, "config.json: num_attention_heads");
-  ts_gguf_metadata_add_uint32 (md, KEY ("attention.head_count_kv"), c->n_kv_heads, c->n_kv_heads_origin);
-  /* TextModel.set_gguf_parameters() writes linear scaling before the base */
-  if (ts_hf_config_has_linear_rope (c))
-    {
-      g_autofree char *type_origin = g_strdup_printf ("config.json: %s", c->rope_origin);
-      g_autofree char *factor_origin = g_strdup_printf ("config.json: %s.factor", c->rope_origin);
+  TsArchHparam hp[TS_ARCH_MAX_HPARAMS];
+  guint n = ts_arch_list_hparams (self->arch, c, hp);
 
-      ts_gguf_metadata_add_string (md, KEY ("rope.scaling.type"), "linear", type_origin);
-      ts_gguf_metadata_add_float32 (md, KEY ("rope.scaling.factor"), (float) c->rope_factor, factor_origin);
+#define KEY(suffix) (g_free (k), k = g_strdup_printf ("%s.%s", a, suffix))
+  for (guint i = 0; i < n; i++)
+    {
+      /* TextModel.set_gguf_parameters() writes linear scaling before the base */
+      if (g_str_equal (hp[i].suffix, "rope.freq_base") && ts_hf_config_has_linear_rope (c))
+        {
+          g_autofree char *type_origin = g_strdup_printf ("config.json: %s", c->rope_origin);
+          g_autofree char *factor_origin = g_strdup_printf ("config.json: %s.factor", c->rope_origin);
+
+          ts_gguf_metadata_add_string (md, KEY ("rope.scaling.type"), "linear", type_origin);
+          ts_gguf_metadata_add_float32 (md, KEY ("rope.scaling.factor"), (float) c->rope_factor, factor_origin);
+        }
+      if (hp[i].is_float)
+        ts_gguf_metadata_add_float32 (md, KEY (hp[i].suffix), (float) hp[i].value, hp[i].origin);
+      else
+        ts_gguf_metadata_add_uint32 (md, KEY (hp[i].suffix), (guint32) hp[i].value, hp[i].origin);
     }
-  ts_gguf_metadata_add_float32 (md, KEY ("rope.freq_base"), (float) c->rope_theta, c->rope_theta_origin);
-  ts_gguf_metadata_add_float32 (md, KEY ("attention.layer_norm_rms_epsilon"), (float) c->rms_norm_eps, c->rms_norm_eps_origin);
   if (c->has_head_dim)
     {
       ts_gguf_metadata_add_uint32 (md, KEY ("attention.key_length"), c->head_dim, "config.json: head_dim");
