@@ -471,6 +471,15 @@ def _strings(g, key):
     return out
 
 
+def tamper(r, source, path_name, edit):
+    """SOURCE (a GGUF) as our independent writer rewrites it after EDIT."""
+    g = Gguf(source)
+    edit(g)
+    path = r.work / f"{path_name}.gguf"
+    g.write(path)
+    return path
+
+
 def tokenizer_cases(r, ck, ggufs):
     """The tokenizer and geometry keys a conversion must carry over: the
     vocabulary, token types and merges are learned data; the flags and head
@@ -478,11 +487,7 @@ def tokenizer_cases(r, ck, ggufs):
     T_INT32, T_BOOL = 5, 7
 
     def tampered(name, edit):
-        g = Gguf(ggufs["bf16"])
-        edit(g)
-        path = r.work / f"{name}.gguf"
-        g.write(path)
-        return path
+        return tamper(r, ggufs["bf16"], name, edit)
 
     def set_strings(key, fn):
         def edit(g):
@@ -646,11 +651,7 @@ def llama_cpp_key_cases(r, ck, ggufs):
     T_INT32, T_FLOAT32, T_BOOL, T_UINT64, T_FLOAT64 = 5, 6, 7, 10, 12
 
     def tampered(name, edit):
-        g = Gguf(ggufs["f32"])
-        edit(g)
-        path = r.work / f"keys-{name}.gguf"
-        g.write(path)
-        return path
+        return tamper(r, ggufs["f32"], "keys-" + name, edit)
 
     def retype(key, t, raw):
         def edit(g):

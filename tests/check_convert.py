@@ -192,12 +192,18 @@ def main():
     target = os.path.join(out_dir, "cancelled.gguf")
     before = digest(big)
     slow = {"TENSORSCOPE_TEST_BLOCK_DELAY_US": "20000"}
-    p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, **slow))
-    started = wait_for_part(out_dir, p)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
+
+    def interrupted(sig):
+        """a slowed conversion of big, sent SIG once its temporary file exists"""
+        p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, **slow))
+        started = wait_for_part(out_dir, p)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+        return p, started, err
+
+    p, started, err = interrupted(signal.SIGINT)
     check("cancel: the signal landed while writing", started)
     check("cancel: exit 1 with a message", p.returncode == 1 and "cancel" in err.lower(),
           "exit %d: %s" % (p.returncode, err.strip()))
@@ -206,12 +212,7 @@ def main():
           str(os.listdir(out_dir)))
 
     # the terminal closed (SIGHUP): stopped as for Ctrl+C, nothing left
-    p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, **slow))
-    started = wait_for_part(out_dir, p)
-    p.send_signal(signal.SIGHUP)
-    _, err = p.communicate(timeout=60)
+    p, started, err = interrupted(signal.SIGHUP)
     check("SIGHUP: exit 1, no output, no temp file", started and p.returncode == 1 and
           not os.path.exists(target) and not leftovers(out_dir),
           "exit %d: %s %s" % (p.returncode, err.strip(), os.listdir(out_dir)))

@@ -15,6 +15,21 @@ G_BEGIN_DECLS
  * Real headers, indexes, configs and tokenizers nest fewer than 10 levels. */
 #define TS_JSON_MAX_DEPTH 128
 
+/* The index of the quote that ends the string opening at @start (or @len
+ * if it runs to the end), escapes skipped. */
+static inline gsize
+_ts_json_string_end (const char *json,
+                     gsize       len,
+                     gsize       start)
+{
+  gsize i;
+
+  for (i = start + 1; i < len && json[i] != '"'; i++)
+    if (json[i] == '\\')
+      i++;
+  return i;
+}
+
 /* TRUE if @json is strict JSON text as far as nesting goes: no array or
  * object nests deeper than @max_depth, and outside strings there is
  * nothing but JSON's own characters. json-glib also takes comments and
@@ -33,11 +48,7 @@ _ts_json_depth_ok (const char *json,
       char ch = json[i];
 
       if (ch == '"')
-        {
-          for (i++; i < len && json[i] != '"'; i++)
-            if (json[i] == '\\')
-              i++;
-        }
+        i = _ts_json_string_end (json, len, i);
       else if (ch == '[' || ch == '{')
         {
           if (++depth > max_depth)
@@ -79,11 +90,7 @@ _ts_json_values_ok (const char *json,
       char ch = json[i];
 
       if (ch == '"')
-        {
-          for (i++; i < len && json[i] != '"'; i++)
-            if (json[i] == '\\')
-              i++;
-        }
+        i = _ts_json_string_end (json, len, i);
       else if (ch == ',' || ch == '[' || ch == '{')
         {
           if (++values > max_values)
