@@ -325,6 +325,47 @@ test_gguf_bands (Fixture       *fx,
   g_assert_cmpuint (ts_layout_get_max_part_size (layout), ==, 928);
 }
 
+/* the colour drawn at the centre of @band */
+static guint32
+pixel_at_band (TsLayout           *layout,
+               const TsLayoutBand *band)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 1000, 400);
+  cairo_t *cr = cairo_create (surface);
+  guint32 rgb;
+
+  ts_layout_draw (layout, cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  rgb = ((guint32 *) (gpointer) cairo_image_surface_get_data (surface))
+          [(int) (band->y + band->height / 2) * cairo_image_surface_get_stride (surface) / 4 +
+           (int) (band->x + band->width / 2)] & 0xffffff;
+  cairo_surface_destroy (surface);
+  return rgb;
+}
+
+/* On a dark ground the header takes a light grey: its near-black
+ * vanished there */
+static void
+test_dark_header (Fixture       *fx,
+                  gconstpointer  data)
+{
+  guint64 meta_end, info_end, data_start;
+  g_autoptr(TsModelFile) model = load_small_gguf (fx, &meta_end, &info_end, &data_start);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  const TsLayoutBand *b;
+
+  ts_layout_set_view_range (layout, 0, 24);
+  ts_layout_allocate (layout, 1000);
+  b = find_region (layout, 0, TS_REGION_FIXED_HEADER);
+  g_assert_nonnull (b);
+  g_assert_true (b->visible);
+  g_assert_cmphex (pixel_at_band (layout, b), ==, 0x3d3846);
+  ts_layout_set_dark (layout, TRUE);
+  ts_layout_allocate (layout, 1000);
+  g_assert_cmphex (pixel_at_band (layout, b), ==, 0xdeddda);
+}
+
 static void
 test_safetensors_bands (Fixture       *fx,
                         gconstpointer  data)
@@ -840,6 +881,7 @@ main (int   argc,
 
   g_test_add_func ("/layout/roles", test_roles);
   g_test_add ("/layout/bands/gguf", Fixture, NULL, ts_test_dir_setup, test_gguf_bands, ts_test_dir_teardown);
+  g_test_add ("/layout/dark-header", Fixture, NULL, ts_test_dir_setup, test_dark_header, ts_test_dir_teardown);
   g_test_add ("/layout/bands/safetensors", Fixture, NULL, ts_test_dir_setup, test_safetensors_bands, ts_test_dir_teardown);
   g_test_add ("/layout/tiling-min-width", Fixture, NULL, ts_test_dir_setup, test_tiling_and_min_width, ts_test_dir_teardown);
   g_test_add ("/layout/zoom", Fixture, NULL, ts_test_dir_setup, test_zoom_ranges, ts_test_dir_teardown);

@@ -319,6 +319,19 @@ measure_text (TsLayout   *self,
   return ext.x_advance;
 }
 
+/* A kind's colour as this picture draws it: on a dark ground the near-black
+ * of the headers would vanish, so they take a light grey there. */
+static guint32
+kind_color (TsLayout     *self,
+            TsRegionKind  kind)
+{
+  guint32 rgb = ts_layout_get_kind_color (kind);
+
+  if (self->dark && rgb == 0x3d3846)
+    return 0xdeddda;
+  return rgb;
+}
+
 /* The greys of the picture (ground, text, rulers, separators) for a dark
  * style; the colours that mean something (kinds, roles) stay. */
 static guint32
@@ -1817,10 +1830,10 @@ draw_strip_bands (TsLayout *self,
         continue;
 
       if (r->kind == TS_REGION_PADDING || r->kind == TS_REGION_UNEXPLAINED)
-        fill_hatched (cr, r, ts_layout_get_kind_color (r->kind));
+        fill_hatched (cr, r, kind_color (self, r->kind));
       else
         {
-          set_rgb (cr, ts_layout_get_kind_color (r->kind), 1.0);
+          set_rgb (cr, kind_color (self, r->kind), 1.0);
           cairo_rectangle (cr, r->x, r->y, r->width, r->height);
           cairo_fill (cr);
         }
@@ -1905,7 +1918,7 @@ draw_strip_labels (TsLayout *self,
       cairo_arc (cr, cx, r->y + r->height + 1, 1.8, 0, 2 * G_PI);
       cairo_fill (cr);
 
-      set_rgb (cr, ts_layout_get_kind_color (r->kind), 1.0);
+      set_rgb (cr, kind_color (self, r->kind), 1.0);
       cairo_rectangle (cr, box->x, box->y + 1, 3, 25);
       cairo_fill (cr);
       draw_text (self, cr, r->label, box->x + 7, box->y + 12, 12, TRUE, neutral (self, 0x241f31));
@@ -1951,7 +1964,7 @@ draw_legend (TsLayout *self,
       LegendItem *item = &g_array_index (self->legend, LegendItem, i);
       guint32 rgb = item->is_role
         ? ts_layout_get_role_color (item->value)
-        : ts_layout_get_kind_color (item->value);
+        : kind_color (self, item->value);
       const char *text = item->is_role
         ? ts_layout_get_role_label (item->value)
         : ts_layout_get_kind_label (item->value);
