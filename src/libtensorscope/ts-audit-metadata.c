@@ -306,9 +306,11 @@ check_geometry (MetaContext *ctx)
           TsMetadataEntry *factor = lookup (ctx, suffix, &factor_key);
           double value;
 
-          if (factor == NULL || !check_type (ctx, factor, factor_key, TS_VALUE_FLOAT32))
+          if (factor == NULL)
+            continue;
+          if (!check_type (ctx, factor, factor_key, TS_VALUE_FLOAT32))
             {
-              factor_neutral &= factor == NULL;
+              factor_neutral = FALSE;
               continue;
             }
           value = ts_metadata_entry_get_double (factor);
@@ -438,11 +440,13 @@ check_other_arch_keys (MetaContext *ctx)
     {
       g_autoptr(TsMetadataEntry) entry = g_list_model_get_item (have, i);
       const char *key = ts_metadata_entry_get_key (entry);
-      const char *suffix = key + prefix_len;
+      const char *suffix;
       guint k;
 
-      if (!g_str_has_prefix (key, ctx->arch) || key[prefix_len - 1] != '.' ||
-          g_strv_contains (checked_suffixes, suffix))
+      if (!g_str_has_prefix (key, ctx->arch) || key[prefix_len - 1] != '.')
+        continue;
+      suffix = key + prefix_len;
+      if (g_strv_contains (checked_suffixes, suffix))
         continue;
       for (k = 0; k < G_N_ELEMENTS (read_by_llama_cpp); k++)
         if (g_str_equal (suffix, read_by_llama_cpp[k].suffix))
