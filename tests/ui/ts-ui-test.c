@@ -30,7 +30,7 @@ ts_test_ui_init (int    *argc,
   };
   g_autoptr(GError) error = NULL;
 
-  isolated_home = g_dir_make_tmp ("tensorscope-ui-XXXXXX", &error);
+  isolated_home = g_dir_make_tmp (NULL, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
     {
