@@ -426,6 +426,7 @@ ts_hf_config_load (GFile   *dir,
   g_autoptr(TsHfConfig) config = g_new0 (TsHfConfig, 1);
   g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
+  TsJsonCheck check;
   gsize len;
 
   if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &local_error))
@@ -434,7 +435,8 @@ ts_hf_config_load (GFile   *dir,
                    _("config.json: %s"), local_error->message);
       return NULL;
     }
-  if (!_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES))
+  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES);
+  if (check == TS_JSON_TOO_MANY_VALUES)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("config.json: more than %d JSON values, more than any real one holds"),
@@ -442,7 +444,7 @@ ts_hf_config_load (GFile   *dir,
       return NULL;
     }
   if (len > 16 * 1024 * 1024 ||
-      !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
+      check != TS_JSON_OK ||
       !json_parser_load_from_data (parser, contents, (gssize) len, &local_error) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))

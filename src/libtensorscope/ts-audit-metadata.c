@@ -499,8 +499,7 @@ load_object (GFile       *dir,
   gsize len;
 
   if (!_ts_load_side_file (file, 256 * 1024 * 1024, NULL, &contents, &len, NULL) ||
-      !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
-      !_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES) ||
+      _ts_json_check (contents, len, TS_JSON_MAX_VALUES) != TS_JSON_OK ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))

@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -526,6 +528,52 @@ ts_audit_size_row_get_area (TsAuditSizeRow *self)
 {
   g_return_val_if_fail (TS_IS_AUDIT_SIZE_ROW (self), 0);
   return self->area;
+}
+
+/**
+ * ts_audit_section_word:
+ * @word: a size row's section ("padding"), or the class of a type group
+ *   ("norm" of "norm BF16→F32")
+ *
+ * Returns: @word in the UI's language (@word itself if unknown)
+ */
+const char *
+ts_audit_section_word (const char *word)
+{
+  static const char * const words[] = {
+    N_("header"), N_("tokenizer metadata"), N_("other metadata"), N_("descriptors"),
+    N_("padding"), N_("unexplained"), N_("generated"), N_("dropped"), N_("missing"),
+    N_("extra"), N_("alignment padding"), N_("norm"), N_("matrix"), N_("1-D"),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (g_str_equal (word, words[i]))
+      return _(words[i]);
+  return word;
+}
+
+/**
+ * ts_audit_size_row_dup_section_label:
+ * @self: a #TsAuditSizeRow
+ *
+ * Returns: (transfer full): the section translated; a type group's class
+ *   is, its types ("BF16→F32") are not
+ */
+char *
+ts_audit_size_row_dup_section_label (TsAuditSizeRow *self)
+{
+  const char *space;
+
+  g_return_val_if_fail (TS_IS_AUDIT_SIZE_ROW (self), NULL);
+
+  space = strchr (self->section, ' ');
+  if (space != NULL && strstr (space, "→") != NULL)
+    {
+      g_autofree char *cls = g_strndup (self->section, space - self->section);
+
+      return g_strconcat (ts_audit_section_word (cls), space, NULL);
+    }
+  return g_strdup (ts_audit_section_word (self->section));
 }
 
 const char *

@@ -111,6 +111,9 @@ G_DECLARE_FINAL_TYPE (TsAuditSizeRow, ts_audit_size_row, TS, AUDIT_SIZE_ROW, GOb
 
 TsAuditArea    ts_audit_size_row_get_area         (TsAuditSizeRow *self);
 const char    *ts_audit_size_row_get_section      (TsAuditSizeRow *self);
+/* the section's name (stable, in the JSON report) in the UI's language */
+char          *ts_audit_size_row_dup_section_label (TsAuditSizeRow *self);
+const char    *ts_audit_section_word              (const char     *word);
 guint64        ts_audit_size_row_get_source_bytes (TsAuditSizeRow *self);
 guint64        ts_audit_size_row_get_target_bytes (TsAuditSizeRow *self);
 gint64         ts_audit_size_row_get_delta        (TsAuditSizeRow *self);

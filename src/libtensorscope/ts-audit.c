@@ -1168,9 +1168,7 @@ add_type_group_rows (AuditRun *run)
       SizeGroup *g = g_ptr_array_index (run->groups, i);
       g_auto(GStrv) parts = g_strsplit (g->label, "|", 3);
       g_autofree char *section = g_strdup_printf ("%s %s→%s", parts[0], parts[1], parts[2]);
-      const char *cls = g_str_equal (parts[0], "norm") ? _("norm")
-                        : g_str_equal (parts[0], "matrix") ? _("matrix")
-                        : g_str_equal (parts[0], "1-D") ? _("1-D") : parts[0];
+      const char *cls = ts_audit_section_word (parts[0]);
       /* TRANSLATORS: "5 norm tensors BF16→F32": the class, then the types */
       g_autofree char *what = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s tensor %s→%s",
                                                             "%s tensors %s→%s", g->count),

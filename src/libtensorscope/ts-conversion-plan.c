@@ -596,10 +596,9 @@ add_sampling (TsConversionPlan *self)
   g_autoptr(GFile) file = g_file_get_child (self->dir, "generation_config.json");
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
   JsonObject *obj;
   gsize len;
-
-  g_autoptr(GError) error = NULL;
 
   /* llama.cpp's converter stops on a generation_config.json it cannot
    * read; a conversion goes on without its sampling defaults, and says so */
@@ -610,8 +609,7 @@ add_sampling (TsConversionPlan *self)
                      error->message);
       return;
     }
-  if (!_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
-      !_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES) ||
+  if (_ts_json_check (contents, len, TS_JSON_MAX_VALUES) != TS_JSON_OK ||
       !json_parser_load_from_data (parser, contents, (gssize) len, &error) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
@@ -655,7 +653,6 @@ add_hyperparameters (TsConversionPlan *self)
   const TsHfConfig *c = self->config;
   const char *a = ts_arch_get_name (self->arch);
   g_autofree char *k = NULL;
-
   TsArchHparam hp[TS_ARCH_MAX_HPARAMS];
   guint n = ts_arch_list_hparams (self->arch, c, hp);
 

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ts-converter.h"
+#include "ts-side-file-private.h"
 
 /* The output file is cut into blocks of BLOCK_BYTES (a test hook can make
  * them smaller). A worker assembles a whole block in an aligned buffer
@@ -849,25 +850,16 @@ open_sources (Run         *run,
         if (!g_hash_table_lookup_extended (fds, part, NULL, &fd_ptr))
           {
             g_autofree char *path = g_file_get_path (ts_file_part_get_file (part));
-            /* not blocking: a pipe put in the shard's place since the
-             * plan read it would otherwise hold open() past any cancel */
-            int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
-            GStatBuf st;
+            /* a pipe put in the shard's place since the plan read it
+             * would otherwise hold open() past any cancel */
+            g_autoptr(GError) local_error = NULL;
+            struct stat st;
+            int fd = _ts_open_regular (path, &st, &local_error);
 
             if (fd < 0)
               {
-                int errsv = errno;
-
-                g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                             "%s: %s", ts_file_part_get_name (part), g_strerror (errsv));
-                return FALSE;
-              }
-            if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-              {
-                g_close (fd, NULL);
-                g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                             _("%s is no longer a regular file: it changed since it was read"),
-                             ts_file_part_get_name (part));
+                g_set_error (error, local_error->domain, local_error->code,
+                             "%s: %s", ts_file_part_get_name (part), local_error->message);
                 return FALSE;
               }
             fd_ptr = GINT_TO_POINTER (fd);

@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "ts-array-model.h"
+#include "ts-side-file-private.h"
 #include "ts-error.h"
 #include "ts-file-part.h"
 #include "ts-map-guard-private.h"
@@ -91,7 +92,7 @@ _ts_file_part_open (GFile   *file,
   g_autofree char *name = g_file_get_basename (file);
   g_autoptr(GMappedFile) mapping = NULL;
   g_autoptr(GError) local_error = NULL;
-  GStatBuf st;
+  struct stat st;
   int fd;
 
   if (path == NULL)
@@ -100,48 +101,35 @@ _ts_file_part_open (GFile   *file,
                    _("%s: not a local file"), name);
       return NULL;
     }
-  /* opened once, not blocking (a pipe put in the file's place after a
-   * stat would hold open() forever), and checked and mapped through that
-   * one descriptor */
-  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
-  if (fd < 0 || fstat (fd, &st) != 0)
+  /* checked and mapped through one descriptor, opened without blocking */
+  fd = _ts_open_regular (path, &st, &local_error);
+  if (fd < 0)
     {
-      int errsv = errno;
-
-      if (fd >= 0)
-        g_close (fd, NULL);
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
-                   "%s: %s", name, g_strerror (errsv));
+                   "%s: %s", name, local_error->message);
       return NULL;
     }
-  if (!S_ISREG (st.st_mode))
+  if (st.st_size == 0)
     {
       g_close (fd, NULL);
+      return _ts_file_part_new (file, index, NULL, 0);
+    }
+  mapping = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
+  g_close (fd, NULL);
+  if (mapping == NULL)
+    {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
-                   _("%s: not a regular file"), name);
+                   "%s: %s", name, local_error->message);
       return NULL;
     }
-  if (st.st_size > 0)
-    mapping = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
-  g_close (fd, NULL);
-  if (st.st_size > 0)
-    {
-      if (mapping == NULL)
-        {
-          g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
-                       "%s: %s", name, local_error->message);
-          return NULL;
-        }
-      {
-        TsFilePart *self = _ts_file_part_new (file, index, mapping,
-                                              g_mapped_file_get_length (mapping));
+  {
+    TsFilePart *self = _ts_file_part_new (file, index, mapping,
+                                          g_mapped_file_get_length (mapping));
 
-        self->dev = (guint64) st.st_dev;
-        self->ino = (guint64) st.st_ino;
-        return self;
-      }
-    }
-  return _ts_file_part_new (file, index, NULL, 0);
+    self->dev = (guint64) st.st_dev;
+    self->ino = (guint64) st.st_ino;
+    return self;
+  }
 }
 
 void

@@ -333,19 +333,21 @@ load_json (GFile       *dir,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *contents = NULL;
   gsize length = 0;
+  TsJsonCheck check;
 
   *out = NULL;
   if (!required && !g_file_query_exists (file, NULL))
     return TRUE;
   if (!load_text (file, &contents, &length, error))
     return FALSE;
-  if (!_ts_json_depth_ok (contents, length, TS_JSON_MAX_DEPTH))
+  check = _ts_json_check (contents, length, TS_JSON_MAX_VALUES);
+  if (check == TS_JSON_NOT_STRICT)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("%s: not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or arrays or objects nested deeper than %d levels"), name, TS_JSON_MAX_DEPTH);
       return FALSE;
     }
-  if (!_ts_json_values_ok (contents, length, TS_JSON_MAX_VALUES))
+  if (check == TS_JSON_TOO_MANY_VALUES)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("%s: more than %d JSON values, more than any real tokenizer holds"),

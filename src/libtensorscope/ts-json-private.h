@@ -30,42 +30,6 @@ _ts_json_string_end (const char *json,
   return i;
 }
 
-/* TRUE if @json is strict JSON text as far as nesting goes: no array or
- * object nests deeper than @max_depth, and outside strings there is
- * nothing but JSON's own characters. json-glib also takes comments and
- * single-quoted strings, whose brackets this count cannot see, so those
- * are refused here (a '[' after "/" "*" would otherwise recurse unseen).
- * A linear scan without allocation, run before the parser. */
-static inline gboolean
-_ts_json_depth_ok (const char *json,
-                   gsize       len,
-                   guint       max_depth)
-{
-  guint depth = 0;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      char ch = json[i];
-
-      if (ch == '"')
-        i = _ts_json_string_end (json, len, i);
-      else if (ch == '[' || ch == '{')
-        {
-          if (++depth > max_depth)
-            return FALSE;
-        }
-      else if (ch == ']' || ch == '}')
-        {
-          if (depth > 0)
-            depth--;
-        }
-      else if (!(g_ascii_isalnum (ch) || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
-                 ch == ':' || ch == ',' || ch == '-' || ch == '+' || ch == '.'))
-        return FALSE;
-    }
-  return TRUE;
-}
-
 /* json-glib keeps a parsed document as a tree of about 80 bytes a value:
  * "[0,0,0,…]" costs 40 times its size. The largest real tokenizer.json
  * files hold about 2 million values (Llama 3's: about 1 million); twice
@@ -76,13 +40,25 @@ _ts_json_depth_ok (const char *json,
  * shard has more than a few thousand) fit */
 #define TS_JSON_MAX_HEADER_VALUES 8000000
 
-/* TRUE if @json holds at most @max_values values (counted from the commas
- * and brackets outside strings: a linear scan without allocation). */
-static inline gboolean
-_ts_json_values_ok (const char *json,
-                    gsize       len,
-                    guint64     max_values)
+typedef enum
 {
+  TS_JSON_OK,
+  TS_JSON_NOT_STRICT,       /* a character JSON does not allow, or nested too deep */
+  TS_JSON_TOO_MANY_VALUES,  /* more than the values asked for */
+} TsJsonCheck;
+
+/* The guard in front of json-glib, one linear scan without allocation:
+ * outside strings, nothing but JSON's own characters, arrays and objects
+ * nested at most TS_JSON_MAX_DEPTH deep, and at most @max_values values
+ * (counted from the commas and brackets). json-glib also takes comments
+ * and single-quoted strings, whose brackets this count cannot see, so
+ * those are refused (a '[' after "/" "*" would otherwise recurse unseen). */
+static inline TsJsonCheck
+_ts_json_check (const char *json,
+                gsize       len,
+                guint64     max_values)
+{
+  guint depth = 0;
   guint64 values = 1;
 
   for (gsize i = 0; i < len; i++)
@@ -91,13 +67,28 @@ _ts_json_values_ok (const char *json,
 
       if (ch == '"')
         i = _ts_json_string_end (json, len, i);
-      else if (ch == ',' || ch == '[' || ch == '{')
+      else if (ch == '[' || ch == '{')
+        {
+          if (++depth > TS_JSON_MAX_DEPTH)
+            return TS_JSON_NOT_STRICT;
+          if (++values > max_values)
+            return TS_JSON_TOO_MANY_VALUES;
+        }
+      else if (ch == ']' || ch == '}')
+        {
+          if (depth > 0)
+            depth--;
+        }
+      else if (ch == ',')
         {
           if (++values > max_values)
-            return FALSE;
+            return TS_JSON_TOO_MANY_VALUES;
         }
+      else if (!(g_ascii_isalnum (ch) || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
+                 ch == ':' || ch == '-' || ch == '+' || ch == '.'))
+        return TS_JSON_NOT_STRICT;
     }
-  return TRUE;
+  return TS_JSON_OK;
 }
 
 G_END_DECLS

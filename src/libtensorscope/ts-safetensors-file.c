@@ -430,15 +430,17 @@ parse_header_json (const char   *file_name,
 {
   g_autoptr(GError) local_error = NULL;
   const char *bad = NULL;
+  TsJsonCheck check;
 
   if (!g_utf8_validate_len (json, len, &bad))
     return fail_at (error, file_name, 8 + (bad - json), TS_FORMAT_ERROR_HEADER_NOT_UTF8,
                     _("the JSON header is not valid UTF-8"));
-  if (!_ts_json_depth_ok (json, len, TS_JSON_MAX_DEPTH))
+  check = _ts_json_check (json, len, TS_JSON_MAX_HEADER_VALUES);
+  if (check == TS_JSON_NOT_STRICT)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
                     _("the JSON header is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
                     TS_JSON_MAX_DEPTH);
-  if (!_ts_json_values_ok (json, len, TS_JSON_MAX_HEADER_VALUES))
+  if (check == TS_JSON_TOO_MANY_VALUES)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
                     _("the JSON header holds more than %d values, more than a million tensors "
                     "take (each value takes ~80 bytes once parsed)"), TS_JSON_MAX_HEADER_VALUES);
@@ -605,6 +607,7 @@ parse_index (GFile        *index_file,
   g_autoptr(GHashTable) shard_set = NULL;
   JsonObject *root, *map;
   JsonNode *meta;
+  TsJsonCheck check;
   gsize len;
 
   if (!_ts_load_side_file (index_file, ST_MAX_HEADER, cancellable, &contents, &len, &local_error))
@@ -612,11 +615,12 @@ parse_index (GFile        *index_file,
   if (len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index is larger than 100,000,000 bytes"));
-  if (!_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH))
+  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES);
+  if (check == TS_JSON_NOT_STRICT)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
                     TS_JSON_MAX_DEPTH);
-  if (!_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES))
+  if (check == TS_JSON_TOO_MANY_VALUES)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index holds more than %d JSON values, more than any real one"),
                     TS_JSON_MAX_VALUES);
@@ -832,8 +836,7 @@ find_index_for_shard (GFile *shard)
   index = g_file_get_child (dir, DEFAULT_INDEX);
   if (!_ts_load_side_file (index, ST_MAX_HEADER, NULL, &contents, &len, NULL) ||
       len > ST_MAX_HEADER ||
-      !_ts_json_depth_ok (contents, len, TS_JSON_MAX_DEPTH) ||
-      !_ts_json_values_ok (contents, len, TS_JSON_MAX_VALUES) ||
+      _ts_json_check (contents, len, TS_JSON_MAX_VALUES) != TS_JSON_OK ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL))
     return NULL;
   root = json_parser_get_root (parser);

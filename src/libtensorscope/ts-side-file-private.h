@@ -10,6 +10,12 @@
 
 G_BEGIN_DECLS
 
+struct stat;
+
+int      _ts_open_regular   (const char    *path,
+                             struct stat   *st,
+                             GError       **error);
+
 gboolean _ts_load_side_file (GFile         *file,
                              gsize          max_size,
                              GCancellable  *cancellable,

@@ -24,6 +24,60 @@
 #include "ts-side-file-private.h"
 
 /**
+ * _ts_open_regular:
+ * @path: a file name
+ * @st: (out): what fstat() says of the file opened
+ * @error: return location for a #GError (its message does not name the
+ *   file); G_IO_ERROR_NOT_FOUND for a file that is not there
+ *
+ * Opens @path for reading if it is a regular file, without ever blocking:
+ * the name is looked at before it is opened (opening a device may do
+ * things), opened with O_NONBLOCK (a pipe put in its place since would
+ * hold open() forever, past any cancel), and the descriptor is checked to
+ * be the file that was looked at.
+ *
+ * Returns: the descriptor, or -1
+ */
+int
+_ts_open_regular (const char   *path,
+                  struct stat  *st,
+                  GError      **error)
+{
+  GStatBuf before;
+  int fd, errsv;
+
+  if (g_stat (path, &before) != 0)
+    {
+      errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
+      return -1;
+    }
+  if (!S_ISREG (before.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   _("not a regular file (a pipe, device or socket)"));
+      return -1;
+    }
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0 || fstat (fd, st) != 0)
+    {
+      errsv = errno;
+      if (fd >= 0)
+        g_close (fd, NULL);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
+      return -1;
+    }
+  if (!S_ISREG (st->st_mode) || st->st_dev != before.st_dev || st->st_ino != before.st_ino)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("the file was replaced while it was being opened"));
+      g_close (fd, NULL);
+      return -1;
+    }
+  return fd;
+}
+
+/**
  * _ts_load_side_file:
  * @file: a local file (links are followed: the Hugging Face cache links
  *   every file of a snapshot to a blob)
@@ -46,7 +100,6 @@ _ts_load_side_file (GFile         *file,
 {
   g_autofree char *path = g_file_get_path (file);
   g_autofree char *buf = NULL;
-  GStatBuf before;
   struct stat st;
   gsize len = 0;
   int fd, errsv;
@@ -56,41 +109,9 @@ _ts_load_side_file (GFile         *file,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, _("not a local file"));
       return FALSE;
     }
-  /* what the name is, before opening it: opening a device may do things */
-  if (g_stat (path, &before) != 0)
-    {
-      errsv = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
-      return FALSE;
-    }
-  if (!S_ISREG (before.st_mode))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   _("not a regular file (a pipe, device or socket)"));
-      return FALSE;
-    }
-  /* without blocking, should the name have become a FIFO since */
-  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+  fd = _ts_open_regular (path, &st, error);
   if (fd < 0)
-    {
-      errsv = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
-      return FALSE;
-    }
-  if (fstat (fd, &st) != 0)
-    {
-      errsv = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
-      g_close (fd, NULL);
-      return FALSE;
-    }
-  if (!S_ISREG (st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   _("the file was replaced while it was being opened"));
-      g_close (fd, NULL);
-      return FALSE;
-    }
+    return FALSE;
   if ((guint64) st.st_size > max_size)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,

@@ -228,36 +228,7 @@ size_area (gpointer item)
     }
 }
 
-/* the row's section (a stable name in the JSON report) in the UI's language */
-static char *
-size_section (gpointer item)
-{
-  static const struct { const char *id, *label; } sections[] = {
-    { "header", N_("header") }, { "tokenizer metadata", N_("tokenizer metadata") },
-    { "other metadata", N_("other metadata") }, { "descriptors", N_("descriptors") },
-    { "padding", N_("padding") }, { "unexplained", N_("unexplained") },
-    { "generated", N_("generated") }, { "dropped", N_("dropped") },
-    { "missing", N_("missing") }, { "extra", N_("extra") },
-    { "alignment padding", N_("alignment padding") },
-    /* the class of "norm BF16→F32" */
-    { "norm", N_("norm") }, { "matrix", N_("matrix") }, { "1-D", N_("1-D") },
-  };
-  const char *section = ts_audit_size_row_get_section (item);
-  const char *space = strchr (section, ' ');
-
-  for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
-    {
-      gsize n = strlen (sections[i].id);
-
-      if (g_str_equal (section, sections[i].id))
-        return g_strdup (_(sections[i].label));
-      /* "CLASS SRC→DST" */
-      if (space != NULL && (gsize) (space - section) == n && strncmp (section, sections[i].id, n) == 0 &&
-          strstr (space, "→") != NULL)
-        return g_strconcat (_(sections[i].label), space, NULL);
-    }
-  return g_strdup (section);
-}
+static char *size_section (gpointer item) { return ts_audit_size_row_dup_section_label (item); }
 static char *size_source (gpointer item) { return ts_format_count (ts_audit_size_row_get_source_bytes (item)); }
 static char *size_target (gpointer item) { return ts_format_count (ts_audit_size_row_get_target_bytes (item)); }
 static char *size_explanation (gpointer item) { return g_strdup (ts_audit_size_row_get_explanation (item)); }

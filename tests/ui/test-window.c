@@ -300,7 +300,7 @@ test_empty (void)
 static gboolean
 recent_menu_has (gpointer data)
 {
-  return g_menu_model_get_n_items (ts_application_get_recent_menu (app)) >= GPOINTER_TO_UINT (data);
+  return g_menu_model_get_n_items (ts_application_get_recent_menu (app)) == (int) GPOINTER_TO_UINT (data);
 }
 
 /* Open Recent lists files that are still there, and tells apart two of
@@ -313,7 +313,6 @@ test_recent_menu (void)
   const char *dirs[] = { "recent-a", "recent-b", "recent-gone" };
   g_autofree char *contents = NULL;
   gsize len;
-  guint n_dup = 0;
 
   g_assert_true (g_file_get_contents (gguf_path, &contents, &len, NULL));
   gtk_recent_manager_purge_items (manager, NULL);
@@ -340,8 +339,7 @@ test_recent_menu (void)
 
     g_assert_true (gtk_recent_manager_add_item (manager, uri));
   }
-  ts_test_run_for (500);
-  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 2);
+  ts_test_wait_until (recent_menu_has, GUINT_TO_POINTER (2), 10, "the gone file left out");
   for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
     {
       g_autofree char *label = NULL;
@@ -349,9 +347,7 @@ test_recent_menu (void)
       g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
       g_assert_true (g_str_has_prefix (label, "same-name.gguf — "));
       g_assert_null (strstr (label, "recent-gone"));
-      n_dup++;
     }
-  g_assert_cmpuint (n_dup, ==, 2);
   gtk_recent_manager_purge_items (manager, NULL);
 }
 
