@@ -39,6 +39,7 @@ struct _TsTensorTable
   GtkSingleSelection *selection;
   GtkCustomFilter    *filter;
   char               *query;
+  gboolean            order_changed;
 
   GtkSearchEntry     *search_entry;
   GtkLabel           *count_label;
@@ -463,11 +464,47 @@ find_position (GListModel *list,
   return GTK_INVALID_LIST_POSITION;
 }
 
+static void
+scroll_to_row (TsTensorTable *self,
+               guint          pos)
+{
+  GtkWidget *list_view;
+
+  if (pos >= g_list_model_get_n_items (G_LIST_MODEL (self->selection)))
+    return;
+  /* GTK 4.8 has no gtk_column_view_scroll_to(); its list view has the action */
+  if ((list_view = find_list_view (GTK_WIDGET (self->column_view))) != NULL)
+    gtk_widget_activate_action (list_view, "list.scroll-to-item", "u", pos);
+}
+
+/* A new order shows its first row, or the selected one. Left alone, the
+ * list view keeps its top row in view wherever the sort moved it: sorting
+ * by size from the top of the table landed at its end. */
+static void
+show_new_order (TsTensorTable *self)
+{
+  guint selected = gtk_single_selection_get_selected (self->selection);
+
+  if (gtk_sort_list_model_get_pending (self->sort_model) > 0)
+    {
+      self->order_changed = TRUE;   /* the rest arrives in chunks */
+      return;
+    }
+  self->order_changed = FALSE;
+  scroll_to_row (self, selected != GTK_INVALID_LIST_POSITION ? selected : 0);
+}
+
+static void
+on_sort_pending (TsTensorTable *self)
+{
+  if (self->order_changed)
+    show_new_order (self);
+}
+
 void
 ts_tensor_table_select_tensor (TsTensorTable *self,
                                TsTensor      *tensor)
 {
-  GtkWidget *list_view;
   guint pos;
 
   g_return_if_fail (TS_IS_TENSOR_TABLE (self));
@@ -482,9 +519,7 @@ ts_tensor_table_select_tensor (TsTensorTable *self,
     return;
 
   gtk_single_selection_set_selected (self->selection, pos);
-  /* GTK 4.8 has no gtk_column_view_scroll_to(); its list view has the action */
-  if ((list_view = find_list_view (GTK_WIDGET (self->column_view))) != NULL)
-    gtk_widget_activate_action (list_view, "list.scroll-to-item", "u", pos);
+  scroll_to_row (self, pos);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -499,6 +534,11 @@ ts_tensor_table_dispose (GObject *object)
   /* removing the columns changes the sorter: no more row updates */
   if (self->filter_model != NULL)
     g_signal_handlers_disconnect_by_data (self->filter_model, self);
+  if (self->sort_model != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->sort_model, self);
+      g_signal_handlers_disconnect_by_data (gtk_sort_list_model_get_sorter (self->sort_model), self);
+    }
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_TENSOR_TABLE);
   /* the unnamed template roots (toolbars) too */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
@@ -631,6 +671,12 @@ ts_tensor_table_init (TsTensorTable *self)
 
   g_signal_connect_object (self->filter_model, "items-changed",
                            G_CALLBACK (update_count), self, G_CONNECT_SWAPPED);
+  /* connected after the sort model's own handler: the rows are in their
+   * new order (or on their way, in chunks) when these run */
+  g_signal_connect_object (sorter, "changed",
+                           G_CALLBACK (show_new_order), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->sort_model, "notify::pending",
+                           G_CALLBACK (on_sort_pending), self, G_CONNECT_SWAPPED);
 
   {
     GtkEventController *key = gtk_event_controller_key_new ();

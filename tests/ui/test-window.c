@@ -477,6 +477,85 @@ test_sort_filter (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+
+static GtkAdjustment *
+table_vadjustment (TsTensorTable *table)
+{
+  GtkWidget *widget = GTK_WIDGET (table);
+
+  /* the first scrolled window under the table, depth first */
+  while (widget != NULL && !GTK_IS_SCROLLED_WINDOW (widget))
+    {
+      GtkWidget *next = gtk_widget_get_first_child (widget);
+
+      while (next == NULL && widget != GTK_WIDGET (table))
+        {
+          next = gtk_widget_get_next_sibling (widget);
+          if (next == NULL)
+            widget = gtk_widget_get_parent (widget);
+        }
+      widget = next;
+    }
+  g_assert_nonnull (widget);
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (widget));
+}
+
+static void
+settle (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* A new order starts at its top, or at the selected row; GTK 4.8's list
+ * view would keep the old top row in view, wherever the sort moved it */
+static void
+test_sort_scroll (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsTensorTable *table = ts_window_get_tensor_table (window);
+  GtkAdjustment *vadj = table_vadjustment (table);
+  g_autoptr(TsTensor) smallest = NULL;
+  GtkSingleSelection *selection;
+  double row_height;
+  guint n = ts_tensor_table_get_n_rows (table);
+
+  settle (200);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadj), ==, 0);
+  /* the table must scroll for this to test anything */
+  g_assert_cmpfloat (gtk_adjustment_get_upper (vadj), >, 2 * gtk_adjustment_get_page_size (vadj));
+  row_height = gtk_adjustment_get_upper (vadj) / n;
+
+  /* from the top, rope_freqs (the smallest tensor) is the top row */
+  ts_tensor_table_sort_by (table, "bytes", GTK_SORT_DESCENDING);
+  settle (200);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadj), <, row_height);
+  save_screenshot (GTK_WIDGET (window), "sorted-by-size.png");
+
+  /* a selected row stays in view */
+  selection = GTK_SINGLE_SELECTION (ts_tensor_table_get_selection (table));
+  smallest = row_tensor (table, n - 1);
+  ts_tensor_table_select_tensor (table, smallest);
+  settle (200);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadj), >, row_height);
+  ts_tensor_table_sort_by (table, "bytes", GTK_SORT_ASCENDING);
+  settle (200);
+  g_assert_cmpuint (gtk_single_selection_get_selected (selection), ==, 0);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadj), <, row_height);
+
+  /* from the middle, unselected: the new order's top */
+  gtk_single_selection_set_selected (selection, GTK_INVALID_LIST_POSITION);
+  gtk_adjustment_set_value (vadj, gtk_adjustment_get_upper (vadj) / 2);
+  settle (200);
+  ts_tensor_table_sort_by (table, "name", GTK_SORT_ASCENDING);
+  settle (200);
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadj), <, row_height);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* the luminance (0..1) of the pixel at @x, @y of @texture */
 static double
 pixel_luminance (GdkTexture *texture,
@@ -1132,6 +1211,7 @@ main (int   argc,
   g_test_add_func ("/window/recent-menu", test_recent_menu);
   g_test_add_func ("/window/open-gguf", test_open_gguf);
   g_test_add_func ("/window/sort-filter", test_sort_filter);
+  g_test_add_func ("/window/sort-scroll", test_sort_scroll);
   g_test_add_func ("/window/selection-sync", test_selection_sync);
   g_test_add_func ("/window/zoom", test_zoom);
   g_test_add_func ("/window/metadata", test_metadata);
