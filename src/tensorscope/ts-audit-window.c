@@ -230,7 +230,7 @@ choose (TsAuditWindow     *self,
 
 static void on_choose_source_folder (TsAuditWindow *self) { choose (self, TS_FILE_CHOOSER_OPEN_FOLDER, FALSE); }
 static void on_choose_source_file (TsAuditWindow *self) { choose (self, TS_FILE_CHOOSER_OPEN_FILE, FALSE); }
-static void on_choose_target (TsAuditWindow *self) { choose (self, TS_FILE_CHOOSER_OPEN_FILE, TRUE); }
+static void on_choose_target (TsAuditWindow *self) { choose (self, TS_FILE_CHOOSER_OPEN_GGUF, TRUE); }
 
 const char *
 ts_audit_window_get_page (TsAuditWindow *self)

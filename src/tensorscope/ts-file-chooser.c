@@ -20,6 +20,7 @@ title_for_mode (TsFileChooserMode mode)
     case TS_FILE_CHOOSER_SAVE_LAYOUT: return _("Export Layout");
     case TS_FILE_CHOOSER_SAVE_GGUF:   return _("Save the GGUF File As");
     case TS_FILE_CHOOSER_SAVE_REPORT: return _("Export Audit Report");
+    case TS_FILE_CHOOSER_OPEN_GGUF:   return _("Choose the GGUF File to Audit");
     default:                          g_assert_not_reached ();
     }
 }
@@ -38,7 +39,7 @@ create_filters (TsFileChooserMode mode)
       gtk_file_filter_add_suffix (main_filter, "safetensors");
       gtk_file_filter_add_pattern (main_filter, "*.index.json");
     }
-  else if (mode == TS_FILE_CHOOSER_SAVE_GGUF)
+  else if (mode == TS_FILE_CHOOSER_SAVE_GGUF || mode == TS_FILE_CHOOSER_OPEN_GGUF)
     {
       gtk_file_filter_set_name (main_filter, _("GGUF Files"));
       gtk_file_filter_add_suffix (main_filter, "gguf");
@@ -101,7 +102,7 @@ dialog_done (GObject      *object,
   GError *error = NULL;
   GFile *file;
 
-  if (mode == TS_FILE_CHOOSER_OPEN_FILE)
+  if (mode == TS_FILE_CHOOSER_OPEN_FILE || mode == TS_FILE_CHOOSER_OPEN_GGUF)
     file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (object), result, &error);
   else if (mode == TS_FILE_CHOOSER_OPEN_FOLDER)
     file = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (object), result, &error);
@@ -137,7 +138,7 @@ ts_file_chooser_run_async (GtkWindow           *parent,
       gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
     }
 
-  if (mode == TS_FILE_CHOOSER_OPEN_FILE)
+  if (mode == TS_FILE_CHOOSER_OPEN_FILE || mode == TS_FILE_CHOOSER_OPEN_GGUF)
     gtk_file_dialog_open (dialog, parent, cancellable, dialog_done, task);
   else if (mode == TS_FILE_CHOOSER_OPEN_FOLDER)
     gtk_file_dialog_select_folder (dialog, parent, cancellable, dialog_done, task);
@@ -214,6 +215,7 @@ accept_label (TsFileChooserMode mode)
     case TS_FILE_CHOOSER_SAVE_GGUF:   return _("_Select");
     case TS_FILE_CHOOSER_OPEN_FILE:
     case TS_FILE_CHOOSER_OPEN_FOLDER:
+    case TS_FILE_CHOOSER_OPEN_GGUF:
     default:                          return _("_Open");
     }
 }
@@ -250,6 +252,7 @@ ts_file_chooser_run_async (GtkWindow           *parent,
     GTK_FILE_CHOOSER_ACTION_SAVE,
     GTK_FILE_CHOOSER_ACTION_SAVE,
     GTK_FILE_CHOOSER_ACTION_SAVE,
+    GTK_FILE_CHOOSER_ACTION_OPEN,
   };
   GtkFileChooserNative *native;
   GTask *task;

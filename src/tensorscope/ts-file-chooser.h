@@ -18,6 +18,7 @@ typedef enum
   TS_FILE_CHOOSER_SAVE_LAYOUT,  /* an .svg, .pdf or .png to write */
   TS_FILE_CHOOSER_SAVE_GGUF,    /* a conversion's target .gguf */
   TS_FILE_CHOOSER_SAVE_REPORT,  /* an audit report, .json or .html */
+  TS_FILE_CHOOSER_OPEN_GGUF,    /* the .gguf an audit checks */
 } TsFileChooserMode;
 
 /* GtkFileChooserNative on GTK 4.8, GtkFileDialog from 4.10 on. A dismissed

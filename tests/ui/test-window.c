@@ -481,32 +481,10 @@ test_sort_filter (void)
 static GtkAdjustment *
 table_vadjustment (TsTensorTable *table)
 {
-  GtkWidget *widget = GTK_WIDGET (table);
+  GtkWidget *scrolled = ts_test_find_descendant (GTK_WIDGET (table), GTK_TYPE_SCROLLED_WINDOW);
 
-  /* the first scrolled window under the table, depth first */
-  while (widget != NULL && !GTK_IS_SCROLLED_WINDOW (widget))
-    {
-      GtkWidget *next = gtk_widget_get_first_child (widget);
-
-      while (next == NULL && widget != GTK_WIDGET (table))
-        {
-          next = gtk_widget_get_next_sibling (widget);
-          if (next == NULL)
-            widget = gtk_widget_get_parent (widget);
-        }
-      widget = next;
-    }
-  g_assert_nonnull (widget);
-  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (widget));
-}
-
-static void
-settle (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE);
+  g_assert_nonnull (scrolled);
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
 }
 
 /* A new order starts at its top, or at the selected row; GTK 4.8's list
@@ -522,7 +500,7 @@ test_sort_scroll (void)
   double row_height;
   guint n = ts_tensor_table_get_n_rows (table);
 
-  settle (200);
+  ts_test_run_for (200);
   g_assert_cmpfloat (gtk_adjustment_get_value (vadj), ==, 0);
   /* the table must scroll for this to test anything */
   g_assert_cmpfloat (gtk_adjustment_get_upper (vadj), >, 2 * gtk_adjustment_get_page_size (vadj));
@@ -530,7 +508,7 @@ test_sort_scroll (void)
 
   /* from the top, rope_freqs (the smallest tensor) is the top row */
   ts_tensor_table_sort_by (table, "bytes", GTK_SORT_DESCENDING);
-  settle (200);
+  ts_test_run_for (200);
   g_assert_cmpfloat (gtk_adjustment_get_value (vadj), <, row_height);
   save_screenshot (GTK_WIDGET (window), "sorted-by-size.png");
 
@@ -538,19 +516,19 @@ test_sort_scroll (void)
   selection = GTK_SINGLE_SELECTION (ts_tensor_table_get_selection (table));
   smallest = row_tensor (table, n - 1);
   ts_tensor_table_select_tensor (table, smallest);
-  settle (200);
+  ts_test_run_for (200);
   g_assert_cmpfloat (gtk_adjustment_get_value (vadj), >, row_height);
   ts_tensor_table_sort_by (table, "bytes", GTK_SORT_ASCENDING);
-  settle (200);
+  ts_test_run_for (200);
   g_assert_cmpuint (gtk_single_selection_get_selected (selection), ==, 0);
   g_assert_cmpfloat (gtk_adjustment_get_value (vadj), <, row_height);
 
   /* from the middle, unselected: the new order's top */
   gtk_single_selection_set_selected (selection, GTK_INVALID_LIST_POSITION);
   gtk_adjustment_set_value (vadj, gtk_adjustment_get_upper (vadj) / 2);
-  settle (200);
+  ts_test_run_for (200);
   ts_tensor_table_sort_by (table, "name", GTK_SORT_ASCENDING);
-  settle (200);
+  ts_test_run_for (200);
   g_assert_cmpfloat (gtk_adjustment_get_value (vadj), <, row_height);
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -611,29 +589,13 @@ test_dark_style (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-static GtkWidget *
-find_descendant (GtkWidget *widget,
-                 GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_descendant (c, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* one Tab leaves the tensor table, however many rows it has (GTK 4.8 moved
  * row by row) */
 static void
 test_tab_leaves_table (void)
 {
   TsWindow *window = open_in_new_window (gguf_path);
-  GtkWidget *view = find_descendant (GTK_WIDGET (ts_window_get_tensor_table (window)), GTK_TYPE_COLUMN_VIEW);
+  GtkWidget *view = ts_test_find_descendant (GTK_WIDGET (ts_window_get_tensor_table (window)), GTK_TYPE_COLUMN_VIEW);
   g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (view);
   GtkEventController *key = NULL;
   GtkWidget *focus;
@@ -950,43 +912,10 @@ is_set (gpointer data)
   return *(gpointer *) data != NULL;
 }
 
-static GtkWidget *
-find_spin_button (GtkWidget *widget)
-{
-  if (GTK_IS_SPIN_BUTTON (widget))
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_spin_button (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-/* the visible toplevel of @type (a class or an interface), if any */
-static GtkWindow *
-find_visible_toplevel (GType type)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (toplevel, type) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
-        return toplevel;
-    }
-  return NULL;
-}
-
 static GtkWindow *
 find_file_chooser (void)
 {
-  return find_visible_toplevel (GTK_TYPE_FILE_CHOOSER);
+  return ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER);
 }
 
 /* Enter exports (it opened the Format drop-down once): Export is the
@@ -1006,7 +935,7 @@ check_enter_exports (TsExportDialog *dialog)
   g_assert_true (gtk_widget_has_css_class (export_button, "suggested-action"));
 
   /* the spin button's text: Enter there emits its activate signal */
-  width_text = gtk_widget_get_first_child (find_spin_button (GTK_WIDGET (dialog)));
+  width_text = gtk_widget_get_first_child (ts_test_find_descendant (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON));
   while (width_text != NULL && !GTK_IS_TEXT (width_text))
     width_text = gtk_widget_get_next_sibling (width_text);
   g_assert_nonnull (width_text);
@@ -1057,7 +986,7 @@ test_export_dialog (void)
 static GtkWindow *
 find_export_dialog (void)
 {
-  return find_visible_toplevel (TS_TYPE_EXPORT_DIALOG);
+  return ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG);
 }
 
 static gboolean

@@ -593,6 +593,34 @@ find_audit_window (void)
   return NULL;
 }
 
+/* The GGUF button asks for a GGUF file to audit, showing GGUF files */
+static void
+check_gguf_chooser (TsAuditWindow *window)
+{
+  GtkWidget *button = ts_test_find_button (GTK_WIDGET (window), "_GGUF…");
+  GtkWindow *chooser = NULL;
+  GtkFileFilter *filter;
+
+  g_assert_nonnull (button);
+  g_assert_null (ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER));
+  gtk_widget_activate (button);
+  for (guint i = 0; i < 50 && (chooser = ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER)) == NULL; i++)
+    ts_test_run_for (100);
+  g_assert_nonnull (chooser);
+  g_assert_cmpstr (gtk_window_get_title (chooser), ==, "Choose the GGUF File to Audit");
+  g_assert_cmpint (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (chooser)), ==, GTK_FILE_CHOOSER_ACTION_OPEN);
+  filter = gtk_file_chooser_get_filter (GTK_FILE_CHOOSER (chooser));
+  g_assert_nonnull (filter);
+  g_assert_cmpstr (gtk_file_filter_get_name (filter), ==, "GGUF Files");
+  save_screenshot (GTK_WIDGET (chooser), "audit-choose-gguf.png");
+  gtk_window_close (chooser);
+  for (guint i = 0; i < 50 && ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER) != NULL; i++)
+    ts_test_run_for (100);
+  g_assert_null (ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER));
+  /* dismissed: nothing chosen */
+  g_assert_cmpstr (ts_audit_window_get_page (window), ==, "choose");
+}
+
 static gboolean
 audit_finished (gpointer data)
 {
@@ -637,6 +665,7 @@ test_audit_corrupted (void)
   window = find_audit_window ();
   g_assert_nonnull (window);
   g_assert_cmpstr (ts_audit_window_get_page (window), ==, "choose");
+  check_gguf_chooser (window);
   ts_audit_window_set_files (window, source, target);
   save_screenshot (GTK_WIDGET (window), "audit-choose.png");
   ts_audit_window_start (window);

@@ -138,3 +138,50 @@ ts_test_save_screenshot (GtkWidget  *widget,
   g_assert_true (gdk_texture_save_to_png (texture, path));
   g_test_message ("screenshot: %s", path);
 }
+
+GtkWidget *
+ts_test_find_descendant (GtkWidget *widget,
+                         GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = ts_test_find_descendant (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+GtkWidget *
+ts_test_find_button (GtkWidget  *widget,
+                     const char *label)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = ts_test_find_button (c, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+GtkWindow *
+ts_test_find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (toplevel, type) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
+        return toplevel;
+    }
+  return NULL;
+}

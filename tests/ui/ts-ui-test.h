@@ -41,4 +41,13 @@ void ts_test_save_screenshot (GtkWidget  *widget,
                               const char *name,
                               guint       settle_ms);
 
+/* @widget or its first descendant (depth first) of @type, or NULL */
+GtkWidget *ts_test_find_descendant (GtkWidget  *widget,
+                                    GType       type);
+/* the first button under @widget whose label is @label, or NULL */
+GtkWidget *ts_test_find_button     (GtkWidget  *widget,
+                                    const char *label);
+/* the visible toplevel of @type (a class or an interface), if any */
+GtkWindow *ts_test_find_toplevel   (GType       type);
+
 G_END_DECLS
