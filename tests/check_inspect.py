@@ -23,7 +23,7 @@ import numpy as np
 TIMEOUT = 120
 MAX_ERRORS = 25
 
-ST_KINDS = {"length-prefix", "json-header", "tensor-data"}
+ST_KINDS = {"length-prefix", "json-header", "tensor-data", "unexplained"}
 GGUF_KINDS = {"fixed-header", "metadata", "tensor-info", "padding",
               "tensor-data", "unexplained"}
 INT_TYPES = {"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64",
@@ -368,6 +368,11 @@ def check_one(cli, fixdir, rel, exp):
         fx.fail("warnings: expected at least one warning, got none")
     elif exp.get("warnings") == "empty" and warnings:
         fx.fail("warnings: expected none, got %s" % short(warnings, 300))
+    if isinstance(warnings, list):
+        # a warning must say where: which file, which bytes
+        for needle in exp.get("warning_contains", []):
+            if not any(needle in str(w) for w in warnings):
+                fx.fail("warnings: none says %r: %s" % (needle, short(warnings, 300)))
     check_invariants(out, fx)
     return fx
 

@@ -38,6 +38,7 @@ FIXTURES = [
     "gguf_vocab.gguf",
     "gguf_all_ggml_types.gguf",
     "gguf_trailing.gguf",
+    "st_trailing.safetensors",
 ]
 
 KIND_LABELS = {
