@@ -133,6 +133,16 @@ def main():
           r.returncode == 1 and "checkpoint's own config.json" in r.stderr
           and json.load(open(os.path.join(good, "config.json"))), r.stderr)
     os.remove(link)
+    extra = os.path.join(good, "additional_chat_templates")
+    os.makedirs(extra)
+    with open(os.path.join(extra, "tool_use.jinja"), "w") as f:
+        f.write("{{ messages }}")
+    r = run("convert", good, "-o", os.path.join(extra, "tool_use.jinja"), "--force")
+    check("--force onto one of additional_chat_templates/: refused, the template intact",
+          r.returncode == 1 and "checkpoint's own additional_chat_templates/tool_use.jinja"
+          in r.stderr and open(os.path.join(extra, "tool_use.jinja")).read() == "{{ messages }}",
+          r.stderr)
+    shutil.rmtree(extra)
     fifo = os.path.join(out_dir, "pipe.gguf")
     os.mkfifo(fifo)
     r = run("convert", good, "-o", fifo, "--force")

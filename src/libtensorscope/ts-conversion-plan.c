@@ -1026,11 +1026,12 @@ ts_conversion_plan_create_writer (TsConversionPlan *self)
   return writer;
 }
 
-/* the files beside the shards that the plan reads */
+/* the files beside the shards that the plan reads; and every .jinja file
+ * in additional_chat_templates/ */
 static const char * const side_files[] = {
   "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
-  "special_tokens_map.json", "chat_template.jinja", "tokenizer.model", "README.md",
-  "model.safetensors.index.json", NULL
+  "special_tokens_map.json", "chat_template.jinja", "tokenizer.model", "merges.txt",
+  "README.md", "model.safetensors.index.json", NULL
 };
 
 static gboolean
@@ -1040,6 +1041,35 @@ same_file (const GStatBuf *a,
   GStatBuf b;
 
   return g_stat (path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+/* the name (in the checkpoint folder) of the side file that @st is, if the
+ * plan reads it */
+static char *
+read_side_file (TsConversionPlan *self,
+                const GStatBuf   *st)
+{
+  g_autoptr(GFile) templates = g_file_get_child (self->dir, "additional_chat_templates");
+  g_autofree char *templates_path = g_file_get_path (templates);
+  g_autoptr(GPtrArray) read = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GDir) listing = NULL;
+  const char *name;
+
+  for (guint i = 0; side_files[i] != NULL; i++)
+    g_ptr_array_add (read, g_strdup (side_files[i]));
+  if (templates_path != NULL && (listing = g_dir_open (templates_path, 0, NULL)) != NULL)
+    while ((name = g_dir_read_name (listing)) != NULL)
+      if (g_str_has_suffix (name, ".jinja"))
+        g_ptr_array_add (read, g_build_filename ("additional_chat_templates", name, NULL));
+  for (guint i = 0; i < read->len; i++)
+    {
+      g_autoptr(GFile) side = g_file_resolve_relative_path (self->dir, g_ptr_array_index (read, i));
+      g_autofree char *side_path = g_file_get_path (side);
+
+      if (side_path != NULL && same_file (st, side_path))
+        return g_strdup (g_ptr_array_index (read, i));
+    }
+  return NULL;
 }
 
 /**
@@ -1087,6 +1117,8 @@ ts_conversion_plan_check_target (TsConversionPlan  *self,
     }
   if (S_ISREG (st.st_mode))
     {
+      g_autofree char *side = NULL;
+
       for (guint i = 0; i < self->stamps->len; i++)
         {
           ShardStamp *s = &g_array_index (self->stamps, ShardStamp, i);
@@ -1100,18 +1132,11 @@ ts_conversion_plan_check_target (TsConversionPlan  *self,
               return FALSE;
             }
         }
-      for (guint i = 0; side_files[i] != NULL; i++)
+      if ((side = read_side_file (self, &st)) != NULL)
         {
-          g_autoptr(GFile) side = g_file_get_child (self->dir, side_files[i]);
-          g_autofree char *side_path = g_file_get_path (side);
-
-          if (side_path != NULL && same_file (&st, side_path))
-            {
-              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           _("%s is the checkpoint's own %s: the conversion reads it"), path,
-                           side_files[i]);
-              return FALSE;
-            }
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       _("%s is the checkpoint's own %s: the conversion reads it"), path, side);
+          return FALSE;
         }
     }
   if (!overwrite)
