@@ -244,6 +244,31 @@ def main():
           g is not None and sum(1 for k in g["kvs"] if k["key"].startswith("general.sampling.")) == 12
           and abs(kv(g, "general.sampling.penalty_repeat") - 1.1) < 1e-6)
 
+    # tokenizer_config.json without add_bos_token, whose bos_token does not name the
+    # post-processor's leading <|begin_of_text|>: that token becomes the unset one of
+    # bos and cls, so add_bos_token is true (gguf-py's SpecialVocab)
+    def bos_as_added_token(t):
+        t["bos_token"] = {"__type": "AddedToken", "content": t["bos_token"], "lstrip": False,
+                          "normalized": False, "rstrip": False, "single_word": False}
+    for name, fn in (("tc-only-chat-template",
+                      lambda t: [t.pop(k) for k in list(t) if k != "chat_template"]),
+                     ("tc-bos-added-token", bos_as_added_token),
+                     ("tc-bos-other-token", lambda t: t.update(bos_token="<|reserved_special_token_0|>")),
+                     ("tc-bos-null", lambda t: t.update(bos_token=None))):
+        d = variant(name, BASE, lambda d, fn=fn: edit_json(d, "tokenizer_config.json", fn))
+        tcfg = json.loads((d / "tokenizer_config.json").read_text(encoding="utf-8"))
+        tok = json.loads((d / "tokenizer.json").read_text(encoding="utf-8"))
+        first = tok["post_processor"]["processors"][-1]["single"][0]["SpecialToken"]["id"]
+        check(f"{name}: no add_bos_token, the post-processor starts with <|begin_of_text|>",
+              "add_bos_token" not in tcfg and first == "<|begin_of_text|>", str(tcfg)[:200])
+        g = convert_both(name, d, "bf16")
+        check(f"{name}: add_bos_token true", g is not None and
+              kv(g, "tokenizer.ggml.add_bos_token") is True)
+        if name == "tc-bos-null":
+            bos_id = next(a["id"] for a in tok["added_tokens"] if a["content"] == first)
+            check("tc-bos-null: bos_token_id is <|begin_of_text|>'s",
+                  g is not None and kv(g, "tokenizer.ggml.bos_token_id") == bos_id)
+
     # head sizes other than 64 and 128, other bases and factors: rope_freqs values in
     # the band between the two wavelengths, where each float32 rounding shows (torch
     # takes 2π / freq as (1 / freq) · 2π)

@@ -314,11 +314,12 @@ test_template_list (Fixture       *fixture,
   md = convert (fixture, NULL, &error);
   g_assert_no_error (error);
   g_test_message ("%s", md);
-  /* no bos_token in tokenizer_config.json: the template's leading token is
-   * not "the" BOS, so add_bos_token is false */
+  /* no bos_token in tokenizer_config.json: the template's leading token
+   * becomes the BOS (and the CLS), so add_bos_token is true */
   g_assert_true (g_str_has_suffix (md,
+                                   "tokenizer.ggml.bos_token_id=uint32:5\n"
                                    "tokenizer.ggml.eos_token_id=uint32:6\n"
-                                   "tokenizer.ggml.add_bos_token=false\n"
+                                   "tokenizer.ggml.add_bos_token=true\n"
                                    "tokenizer.ggml.add_sep_token=false\n"
                                    "tokenizer.chat_template.tool_use=T\n"
                                    "tokenizer.chat_template.rag=R\n"

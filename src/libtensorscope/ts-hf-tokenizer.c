@@ -1043,6 +1043,20 @@ template_single (Tok         *t,
     {
       if (!tcfg_truthy (t))
         specials_take (&sp->bos, string_node (*first));
+      else if (!special_in (*first, sp->bos, sp->cls))
+        {
+          /* the leading token names whichever of bos and cls is unset */
+          if (!node_truthy (sp->bos))
+            {
+              specials_take (&sp->bos, string_node (*first));
+              tcfg_set (t, "bos_token", sp->bos);
+            }
+          if (!node_truthy (sp->cls))
+            {
+              specials_take (&sp->cls, string_node (*first));
+              tcfg_set (t, "cls_token", sp->cls);
+            }
+        }
       set_add_flag (t, "bos", special_in (*first, sp->bos, sp->cls), "tokenizer.json: post_processor");
     }
   if (!template_id (single, -1, "SpecialToken", last, error))

@@ -588,6 +588,12 @@ def special_vocab(tok, tcfg, config, model_dir):
                     if first:
                         if not tcfg:
                             sp_bos = first
+                        elif first not in (sp_bos, sp_cls):
+                            # it names whichever of bos and cls is unset
+                            if not sp_bos:
+                                tcfg["bos_token"] = sp_bos = first
+                            if not sp_cls:
+                                tcfg["cls_token"] = sp_cls = first
                         add["bos"] = first in (sp_bos, sp_cls)
                     last = single[-1].get("SpecialToken", {}).get("id")
                     if last:
