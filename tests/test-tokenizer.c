@@ -277,6 +277,12 @@ test_wrong_types (Fixture       *fixture,
     { "tokenizer_config.json", "{\"chat_template\": [{\"name\": 3, \"template\": \"x\"}]}",
       { "tokenizer_config.json", "chat_template" } },
     { "config.json", "{\"pad_token_id\": -1}", { "config.json", "pad_token_id" } },
+    /* json-glib would cut the token at U+0000, or write bytes that are not UTF-8 */
+    { "tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"<pad\\u0000>\": 0}}}",
+      { "tokenizer.json: byte 41", "\\u0000" } },
+    { "tokenizer_config.json", "{\"bos_token\": \"<\\ud800>\"}",
+      { "tokenizer_config.json: byte 16", "unpaired surrogate" } },
+    { "config.json", "{\"model_type\": \"llama\\udc00\"}", { "config.json: byte 21", "surrogate" } },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -427,7 +427,7 @@ ts_hf_config_load (GFile   *dir,
   g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
   TsJsonCheck check;
-  gsize len;
+  gsize len, where = 0;
 
   if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &local_error))
     {
@@ -435,12 +435,17 @@ ts_hf_config_load (GFile   *dir,
                    _("config.json: %s"), local_error->message);
       return NULL;
     }
-  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES);
+  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where);
   if (check == TS_JSON_TOO_MANY_VALUES)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("config.json: more than %d JSON values, more than any real one holds"),
                    TS_JSON_MAX_VALUES);
+      return NULL;
+    }
+  if (check == TS_JSON_UNKEPT_ESCAPE)
+    {
+      _ts_json_set_unkept_escape (error, "config.json", where);
       return NULL;
     }
   if (len > 16 * 1024 * 1024 ||

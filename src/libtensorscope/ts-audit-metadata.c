@@ -499,7 +499,7 @@ load_object (GFile       *dir,
   gsize len;
 
   if (!_ts_load_side_file (file, 256 * 1024 * 1024, NULL, &contents, &len, NULL) ||
-      _ts_json_check (contents, len, TS_JSON_MAX_VALUES) != TS_JSON_OK ||
+      _ts_json_check (contents, len, TS_JSON_MAX_VALUES, NULL) != TS_JSON_OK ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))

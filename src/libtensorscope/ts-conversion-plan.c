@@ -609,7 +609,7 @@ add_sampling (TsConversionPlan *self)
                      error->message);
       return;
     }
-  if (_ts_json_check (contents, len, TS_JSON_MAX_VALUES) != TS_JSON_OK ||
+  if (_ts_json_check (contents, len, TS_JSON_MAX_VALUES, NULL) != TS_JSON_OK ||
       !json_parser_load_from_data (parser, contents, (gssize) len, &error) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))

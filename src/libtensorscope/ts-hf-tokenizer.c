@@ -332,7 +332,7 @@ load_json (GFile       *dir,
   g_autoptr(GFile) file = g_file_get_child (dir, name);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *contents = NULL;
-  gsize length = 0;
+  gsize length = 0, where = 0;
   TsJsonCheck check;
 
   *out = NULL;
@@ -340,7 +340,7 @@ load_json (GFile       *dir,
     return TRUE;
   if (!load_text (file, &contents, &length, error))
     return FALSE;
-  check = _ts_json_check (contents, length, TS_JSON_MAX_VALUES);
+  check = _ts_json_check (contents, length, TS_JSON_MAX_VALUES, &where);
   if (check == TS_JSON_NOT_STRICT)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -352,6 +352,11 @@ load_json (GFile       *dir,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("%s: more than %d JSON values, more than any real tokenizer holds"),
                    name, TS_JSON_MAX_VALUES);
+      return FALSE;
+    }
+  if (check == TS_JSON_UNKEPT_ESCAPE)
+    {
+      _ts_json_set_unkept_escape (error, name, where);
       return FALSE;
     }
   *parser = json_parser_new ();

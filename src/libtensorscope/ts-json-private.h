@@ -15,18 +15,62 @@ G_BEGIN_DECLS
  * Real headers, indexes, configs and tokenizers nest fewer than 10 levels. */
 #define TS_JSON_MAX_DEPTH 128
 
+static inline gint
+_ts_json_hex4 (const char *json,
+               gsize       len,
+               gsize       at)
+{
+  gint value = 0;
+
+  if (at + 4 > len)
+    return -1;
+  for (gsize k = at; k < at + 4; k++)
+    {
+      gint digit = g_ascii_xdigit_value (json[k]);
+
+      if (digit < 0)
+        return -1;
+      value = value * 16 + digit;
+    }
+  return value;
+}
+
 /* The index of the quote that ends the string opening at @start (or @len
- * if it runs to the end), escapes skipped. */
+ * if it runs to the end), escapes skipped; *@bad is set to the index of
+ * the first escape json-glib cannot keep: \u0000 (it would end the string
+ * there) or a lone surrogate (it would write bytes that are not UTF-8). */
 static inline gsize
 _ts_json_string_end (const char *json,
                      gsize       len,
-                     gsize       start)
+                     gsize       start,
+                     gsize      *bad)
 {
   gsize i;
 
   for (i = start + 1; i < len && json[i] != '"'; i++)
-    if (json[i] == '\\')
+    {
+      gint unit;
+
+      if (json[i] != '\\')
+        continue;
+      if (i + 1 < len && json[i + 1] == 'u' && (unit = _ts_json_hex4 (json, len, i + 2)) >= 0)
+        {
+          if (unit == 0 || (unit >= 0xdc00 && unit <= 0xdfff))
+            *bad = MIN (*bad, i);
+          else if (unit >= 0xd800 && unit <= 0xdbff)
+            {
+              gint low = i + 7 < len && json[i + 6] == '\\' && json[i + 7] == 'u'
+                         ? _ts_json_hex4 (json, len, i + 8) : -1;
+
+              if (low < 0xdc00 || low > 0xdfff)
+                *bad = MIN (*bad, i);
+              else
+                i += 6;   /* the pair's second half */
+            }
+          i += 4;
+        }
       i++;
+    }
   return i;
 }
 
@@ -45,6 +89,7 @@ typedef enum
   TS_JSON_OK,
   TS_JSON_NOT_STRICT,       /* a character JSON does not allow, or nested too deep */
   TS_JSON_TOO_MANY_VALUES,  /* more than the values asked for */
+  TS_JSON_UNKEPT_ESCAPE,    /* a string holds \u0000 or a lone surrogate */
 } TsJsonCheck;
 
 /* The guard in front of json-glib, one linear scan without allocation:
@@ -52,21 +97,26 @@ typedef enum
  * nested at most TS_JSON_MAX_DEPTH deep, and at most @max_values values
  * (counted from the commas and brackets). json-glib also takes comments
  * and single-quoted strings, whose brackets this count cannot see, so
- * those are refused (a '[' after "/" "*" would otherwise recurse unseen). */
+ * those are refused (a '[' after "/" "*" would otherwise recurse unseen).
+ * No string may hold an escape json-glib cannot keep (\u0000, which would
+ * cut the string short, or a lone surrogate): *@where (if given) is then
+ * the index of its backslash. */
 static inline TsJsonCheck
 _ts_json_check (const char *json,
                 gsize       len,
-                guint64     max_values)
+                guint64     max_values,
+                gsize      *where)
 {
   guint depth = 0;
   guint64 values = 1;
+  gsize bad = G_MAXSIZE;
 
   for (gsize i = 0; i < len; i++)
     {
       char ch = json[i];
 
       if (ch == '"')
-        i = _ts_json_string_end (json, len, i);
+        i = _ts_json_string_end (json, len, i, &bad);
       else if (ch == '[' || ch == '{')
         {
           if (++depth > TS_JSON_MAX_DEPTH)
@@ -88,7 +138,18 @@ _ts_json_check (const char *json,
                  ch == ':' || ch == '-' || ch == '+' || ch == '.'))
         return TS_JSON_NOT_STRICT;
     }
+  if (bad != G_MAXSIZE)
+    {
+      if (where != NULL)
+        *where = bad;
+      return TS_JSON_UNKEPT_ESCAPE;
+    }
   return TS_JSON_OK;
 }
+
+/* the error for TS_JSON_UNKEPT_ESCAPE in the file @name (G_IO_ERROR_INVALID_DATA) */
+void _ts_json_set_unkept_escape (GError     **error,
+                                 const char  *name,
+                                 gsize        where);
 
 G_END_DECLS

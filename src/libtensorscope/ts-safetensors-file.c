@@ -431,11 +431,12 @@ parse_header_json (const char   *file_name,
   g_autoptr(GError) local_error = NULL;
   const char *bad = NULL;
   TsJsonCheck check;
+  gsize where = 0;
 
   if (!g_utf8_validate_len (json, len, &bad))
     return fail_at (error, file_name, 8 + (bad - json), TS_FORMAT_ERROR_HEADER_NOT_UTF8,
                     _("the JSON header is not valid UTF-8"));
-  check = _ts_json_check (json, len, TS_JSON_MAX_HEADER_VALUES);
+  check = _ts_json_check (json, len, TS_JSON_MAX_HEADER_VALUES, &where);
   if (check == TS_JSON_NOT_STRICT)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
                     _("the JSON header is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
@@ -444,6 +445,10 @@ parse_header_json (const char   *file_name,
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
                     _("the JSON header holds more than %d values, more than a million tensors "
                     "take (each value takes ~80 bytes once parsed)"), TS_JSON_MAX_HEADER_VALUES);
+  if (check == TS_JSON_UNKEPT_ESCAPE)
+    return fail_at (error, file_name, 8 + where, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
+                    _("a string of the JSON header holds \\u0000 or an unpaired surrogate "
+                    "(\\ud800–\\udfff), which cannot be kept as UTF-8 text"));
   if (!check_duplicate_keys (json, len, file_name, 8, error))
     return FALSE;
   if (!json_parser_load_from_data (parser, json, (gssize) len, &local_error))
@@ -608,14 +613,14 @@ parse_index (GFile        *index_file,
   JsonObject *root, *map;
   JsonNode *meta;
   TsJsonCheck check;
-  gsize len;
+  gsize len, where = 0;
 
   if (!_ts_load_side_file (index_file, ST_MAX_HEADER, cancellable, &contents, &len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_IO, "%s", local_error->message);
   if (len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index is larger than 100,000,000 bytes"));
-  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES);
+  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where);
   if (check == TS_JSON_NOT_STRICT)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
@@ -624,6 +629,10 @@ parse_index (GFile        *index_file,
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index holds more than %d JSON values, more than any real one"),
                     TS_JSON_MAX_VALUES);
+  if (check == TS_JSON_UNKEPT_ESCAPE)
+    return fail_at (error, name, where, TS_FORMAT_ERROR_INVALID_INDEX,
+                    _("a string of the index holds \\u0000 or an unpaired surrogate "
+                    "(\\ud800–\\udfff), which cannot be kept as UTF-8 text"));
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("not valid JSON: %s"), local_error->message);
@@ -836,7 +845,7 @@ find_index_for_shard (GFile *shard)
   index = g_file_get_child (dir, DEFAULT_INDEX);
   if (!_ts_load_side_file (index, ST_MAX_HEADER, NULL, &contents, &len, NULL) ||
       len > ST_MAX_HEADER ||
-      _ts_json_check (contents, len, TS_JSON_MAX_VALUES) != TS_JSON_OK ||
+      _ts_json_check (contents, len, TS_JSON_MAX_VALUES, NULL) != TS_JSON_OK ||
       !json_parser_load_from_data (parser, contents, (gssize) len, NULL))
     return NULL;
   root = json_parser_get_root (parser);

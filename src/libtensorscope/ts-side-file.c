@@ -17,10 +17,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ts-json-private.h"
 #include "ts-side-file-private.h"
 
 /**
@@ -166,4 +168,15 @@ _ts_load_side_file (GFile         *file,
   if (length != NULL)
     *length = len;
   return TRUE;
+}
+
+void
+_ts_json_set_unkept_escape (GError     **error,
+                            const char  *name,
+                            gsize        where)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               _("%s: byte %" PRIu64 ": a string holds \\u0000 or an unpaired "
+                 "surrogate (\\ud800–\\udfff), which cannot be kept as UTF-8 text"),
+               name, (guint64) where);
 }
