@@ -269,6 +269,40 @@ def main():
             check("tc-bos-null: bos_token_id is <|begin_of_text|>'s",
                   g is not None and kv(g, "tokenizer.ggml.bos_token_id") == bos_id)
 
+    # keys of TextModel.set_gguf_parameters() a Llama config.json seldom has: a
+    # LayerNorm epsilon (its first synonym present, unless null) and is_causal: false
+    for name, fn, want in (
+            ("layer-norm-eps", lambda c: c.update(layer_norm_eps=1e-5), 1e-5),
+            ("layer-norm-epsilon", lambda c: c.update(layer_norm_epsilon=2e-5, norm_epsilon=3e-5), 2e-5),
+            ("layer-norm-eps-null", lambda c: c.update(layer_norm_eps=None, norm_epsilon=3e-5), None)):
+        d = variant(name, BASE, lambda d, fn=fn: edit_json(d, "config.json", fn))
+        g = convert_both(name, d, "bf16")
+        got = kv(g, "llama.attention.layer_norm_epsilon") if g is not None else "no file"
+        check(f"{name}: llama.attention.layer_norm_epsilon is {want}, just after the RMS epsilon",
+              g is not None and (got is None if want is None else
+                                 abs(got - want) < 1e-12 and
+                                 key_index(g, "llama.attention.layer_norm_epsilon") ==
+                                 key_index(g, "llama.attention.layer_norm_rms_epsilon") + 1),
+              str(got))
+    d = variant("non-causal", BASE, lambda d: edit_json(d, "config.json",
+                                                        lambda c: c.update(is_causal=False)))
+    g = convert_both("non-causal", d, "bf16")
+    check("non-causal: llama.attention.causal = false, just after head_count_kv",
+          g is not None and kv(g, "llama.attention.causal") is False and
+          key_index(g, "llama.attention.causal") == key_index(g, "llama.attention.head_count_kv") + 1)
+    if g is not None:
+        a = cli("audit", str(d), str(WORK / "non-causal.bf16.ours.gguf"))
+        check("non-causal: the audit passes the file (causal as config.json asks)",
+              a.returncode == 0, a.stdout[-600:] + a.stderr)
+        a = cli("audit", str(base), str(WORK / "non-causal.bf16.ours.gguf"))
+        check("non-causal: audited against the causal checkpoint, attention.causal fails",
+              a.returncode == 1 and "attention.causal" in a.stdout, a.stdout[-600:])
+    d = variant("causal-true", BASE, lambda d: edit_json(d, "config.json",
+                                                         lambda c: c.update(is_causal=True)))
+    g = convert_both("causal-true", d, "bf16")
+    check("causal-true: no llama.attention.causal written (only false is)",
+          g is not None and kv(g, "llama.attention.causal") is None)
+
     # head sizes other than 64 and 128, other bases and factors: rope_freqs values in
     # the band between the two wavelengths, where each float32 rounding shows (torch
     # takes 2π / freq as (1 / freq) · 2π)

@@ -107,6 +107,11 @@ read_uint (JsonObject *obj,
   return TRUE;
 }
 
+/* TextModel.set_gguf_parameters()'s names for a LayerNorm epsilon */
+static const char * const layer_norm_eps_keys[] = {
+  "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon",
+};
+
 static gboolean
 read_double (JsonObject *obj,
              const char *name,
@@ -384,6 +389,35 @@ parse_config (TsHfConfig  *config,
   else
     return missing_key ("rms_norm_eps", error);
 
+  /* TextModel.set_gguf_parameters(): the first of these config.json has,
+   * unless it is null, becomes attention.layer_norm_epsilon; and only a
+   * literal is_causal: false becomes attention.causal */
+  for (guint i = 0; i < G_N_ELEMENTS (layer_norm_eps_keys); i++)
+    {
+      JsonNode *node = json_object_get_member (root, layer_norm_eps_keys[i]);
+
+      if (node == NULL)
+        continue;
+      if (JSON_NODE_HOLDS_NULL (node))
+        break;
+      if (!read_double (root, layer_norm_eps_keys[i], &config->layer_norm_eps))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("config.json: \"%s\" must be a number"), layer_norm_eps_keys[i]);
+          return FALSE;
+        }
+      config->has_layer_norm_eps = TRUE;
+      config->layer_norm_eps_origin = g_strdup_printf ("config.json: %s", layer_norm_eps_keys[i]);
+      break;
+    }
+  {
+    JsonNode *node = json_object_get_member (root, "is_causal");
+
+    config->non_causal = node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+                         json_node_get_value_type (node) == G_TYPE_BOOLEAN &&
+                         !json_node_get_boolean (node);
+  }
+
   config->tie_word_embeddings_set = json_object_has_member (root, "tie_word_embeddings");
   config->tie_word_embeddings = config->tie_word_embeddings_set &&
     json_object_get_boolean_member_with_default (root, "tie_word_embeddings", FALSE);
@@ -478,6 +512,7 @@ ts_hf_config_free (TsHfConfig *config)
   g_free (config->context_length_origin);
   g_free (config->rope_theta_origin);
   g_free (config->rms_norm_eps_origin);
+  g_free (config->layer_norm_eps_origin);
   g_clear_pointer (&config->defaults_used, g_ptr_array_unref);
   g_free (config);
 }
@@ -780,21 +815,31 @@ ts_arch_list_hparams (const TsArch     *arch,
 {
   const TsHfConfig *c = config;
   const TsArchHparam list[] = {
-    { "block_count", FALSE, c->n_layers, "config.json: num_hidden_layers", FALSE },
-    { "context_length", FALSE, (double) c->context_length, c->context_length_origin, FALSE },
-    { "embedding_length", FALSE, c->hidden_size, "config.json: hidden_size", FALSE },
-    { "feed_forward_length", FALSE, c->intermediate_size, "config.json: intermediate_size", TRUE },
-    { "attention.head_count", FALSE, c->n_heads, "config.json: num_attention_heads", TRUE },
-    { "attention.head_count_kv", FALSE, c->n_kv_heads, c->n_kv_heads_origin, TRUE },
-    { "rope.freq_base", TRUE, c->rope_theta, c->rope_theta_origin, FALSE },
-    { "attention.layer_norm_rms_epsilon", TRUE, c->rms_norm_eps, c->rms_norm_eps_origin, FALSE },
+    { "block_count", TS_VALUE_UINT32, c->n_layers, "config.json: num_hidden_layers", FALSE },
+    { "context_length", TS_VALUE_UINT32, (double) c->context_length, c->context_length_origin, FALSE },
+    { "embedding_length", TS_VALUE_UINT32, c->hidden_size, "config.json: hidden_size", FALSE },
+    { "feed_forward_length", TS_VALUE_UINT32, c->intermediate_size, "config.json: intermediate_size", TRUE },
+    { "attention.head_count", TS_VALUE_UINT32, c->n_heads, "config.json: num_attention_heads", TRUE },
+    { "attention.head_count_kv", TS_VALUE_UINT32, c->n_kv_heads, c->n_kv_heads_origin, TRUE },
+    { "attention.causal", TS_VALUE_BOOL, 0, "config.json: is_causal", FALSE },
+    { "rope.freq_base", TS_VALUE_FLOAT32, c->rope_theta, c->rope_theta_origin, FALSE },
+    { "attention.layer_norm_rms_epsilon", TS_VALUE_FLOAT32, c->rms_norm_eps, c->rms_norm_eps_origin, FALSE },
+    { "attention.layer_norm_epsilon", TS_VALUE_FLOAT32, c->layer_norm_eps, c->layer_norm_eps_origin, FALSE },
   };
+  guint n = 0;
 
   G_STATIC_ASSERT (G_N_ELEMENTS (list) <= TS_ARCH_MAX_HPARAMS);
   g_return_val_if_fail (arch != NULL, 0);
 
-  memcpy (out, list, sizeof list);
-  return G_N_ELEMENTS (list);
+  for (guint i = 0; i < G_N_ELEMENTS (list); i++)
+    {
+      /* the two that only some config.json files give */
+      if ((g_str_equal (list[i].suffix, "attention.causal") && !c->non_causal) ||
+          (g_str_equal (list[i].suffix, "attention.layer_norm_epsilon") && !c->has_layer_norm_eps))
+        continue;
+      out[n++] = list[i];
+    }
+  return n;
 }
 
 gboolean

@@ -8,6 +8,8 @@
 
 #include <gio/gio.h>
 
+#include "ts-metadata-entry.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -37,6 +39,10 @@ typedef struct
   char    *rope_theta_origin;
   double   rms_norm_eps;
   char    *rms_norm_eps_origin;
+  gboolean has_layer_norm_eps;    /* layer_norm_eps or a synonym, not null */
+  double   layer_norm_eps;
+  char    *layer_norm_eps_origin;
+  gboolean non_causal;            /* is_causal: false */
   GPtrArray *defaults_used;       /* notes on keys taken from transformers' defaults, or NULL */
   guint    vocab_size;
   gboolean tie_word_embeddings;
@@ -94,8 +100,8 @@ gboolean      ts_arch_check_shape         (const TsArch      *arch,
 typedef struct
 {
   const char *suffix;
-  gboolean    is_float;   /* float32, else uint32 */
-  double      value;      /* a uint32 is exact in a double */
+  TsValueType type;       /* uint32, float32 or bool */
+  double      value;      /* a uint32 is exact in a double; a bool is 0 or 1 */
   const char *origin;
   gboolean    per_layer;
 } TsArchHparam;

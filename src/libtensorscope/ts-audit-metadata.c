@@ -208,6 +208,35 @@ check_float (MetaContext *ctx,
 }
 
 static void
+check_bool (MetaContext *ctx,
+            const char  *suffix,
+            gboolean     expected,
+            const char  *origin)
+{
+  g_autofree char *key = NULL;
+  TsMetadataEntry *entry = lookup (ctx, suffix, &key);
+  g_autofree char *name = check_name (key);
+  const char *want = expected ? "true" : "false";
+  gboolean found;
+
+  if (entry == NULL)
+    {
+      _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                  _("the GGUF has no %s; expected %s (%s)"), key, want, origin);
+      return;
+    }
+  if (!check_type (ctx, entry, key, TS_VALUE_BOOL))
+    return;
+  found = ts_metadata_entry_get_boolean (entry);
+  if (found == expected)
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS, "%s (%s)", want, origin);
+  else
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                _("the GGUF says %s; expected %s (%s)"),
+                                found ? "true" : "false", want, origin);
+}
+
+static void
 check_architecture (MetaContext *ctx)
 {
   TsMetadataEntry *entry = ts_model_file_lookup_metadata (ctx->target, "general.architecture");
@@ -232,8 +261,10 @@ check_hparams (MetaContext *ctx)
 
   check_architecture (ctx);
   for (guint i = 0; i < n; i++)
-    if (hp[i].is_float)
+    if (hp[i].type == TS_VALUE_FLOAT32)
       check_float (ctx, hp[i].suffix, hp[i].value, hp[i].origin);
+    else if (hp[i].type == TS_VALUE_BOOL)
+      check_bool (ctx, hp[i].suffix, hp[i].value != 0, hp[i].origin);
     else
       check_uint_full (ctx, hp[i].suffix, (guint64) hp[i].value, hp[i].origin, hp[i].per_layer);
 }
@@ -373,14 +404,23 @@ static const struct
   { "embedding_length_out",      TS_VALUE_UINT32,  NEUTRAL_ZERO_OR_EMBEDDING },
 };
 
-/* the architecture's keys the checks above compare with the source */
+/* the architecture's keys the checks above compare with the source,
+ * besides the hyperparameters of ts_arch_list_hparams() */
 static const char * const checked_suffixes[] = {
-  "block_count", "context_length", "embedding_length", "feed_forward_length",
-  "attention.head_count", "attention.head_count_kv", "rope.freq_base",
-  "attention.layer_norm_rms_epsilon", "rope.dimension_count", "attention.key_length",
-  "attention.value_length", "vocab_size", "rope.scaling.type", "rope.scaling.factor",
-  "rope.scale_linear", NULL
+  "rope.dimension_count", "attention.key_length", "attention.value_length", "vocab_size",
+  "rope.scaling.type", "rope.scaling.factor", "rope.scale_linear", NULL
 };
+
+static gboolean
+is_hparam (const TsArchHparam *hp,
+           guint               n,
+           const char         *suffix)
+{
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (hp[i].suffix, suffix))
+      return TRUE;
+  return FALSE;
+}
 
 static void
 check_read_key (MetaContext     *ctx,
@@ -435,6 +475,8 @@ check_other_arch_keys (MetaContext *ctx)
 {
   GListModel *have = ts_model_file_get_metadata (ctx->target);
   gsize prefix_len = strlen (ctx->arch) + 1;
+  TsArchHparam hp[TS_ARCH_MAX_HPARAMS];
+  guint n_hp = ts_arch_list_hparams (ctx->arch_table, ctx->config, hp);
 
   for (guint i = 0; i < g_list_model_get_n_items (have); i++)
     {
@@ -446,7 +488,7 @@ check_other_arch_keys (MetaContext *ctx)
       if (!g_str_has_prefix (key, ctx->arch) || key[prefix_len - 1] != '.')
         continue;
       suffix = key + prefix_len;
-      if (g_strv_contains (checked_suffixes, suffix))
+      if (g_strv_contains (checked_suffixes, suffix) || is_hparam (hp, n_hp, suffix))
         continue;
       for (k = 0; k < G_N_ELEMENTS (read_by_llama_cpp); k++)
         if (g_str_equal (suffix, read_by_llama_cpp[k].suffix))

@@ -668,8 +668,10 @@ add_hyperparameters (TsConversionPlan *self)
           ts_gguf_metadata_add_string (md, KEY ("rope.scaling.type"), "linear", type_origin);
           ts_gguf_metadata_add_float32 (md, KEY ("rope.scaling.factor"), (float) c->rope_factor, factor_origin);
         }
-      if (hp[i].is_float)
+      if (hp[i].type == TS_VALUE_FLOAT32)
         ts_gguf_metadata_add_float32 (md, KEY (hp[i].suffix), (float) hp[i].value, hp[i].origin);
+      else if (hp[i].type == TS_VALUE_BOOL)
+        ts_gguf_metadata_add_bool (md, KEY (hp[i].suffix), hp[i].value != 0, hp[i].origin);
       else
         ts_gguf_metadata_add_uint32 (md, KEY (hp[i].suffix), (guint32) hp[i].value, hp[i].origin);
     }

@@ -990,6 +990,10 @@ def convert(model_dir, outtype, pre_override=None, transformers_head_dim=False):
     eps = next((config[k] for k in ("rms_norm_eps", "norm_eps") if k in config), None)
     if eps is not None:
         kv.append(("llama.attention.layer_norm_rms_epsilon", T_FLOAT32, eps))
+    eps = next((config[k] for k in ("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon")
+                if k in config), None)
+    if eps is not None:
+        kv.append(("llama.attention.layer_norm_epsilon", T_FLOAT32, eps))
     # SPEC 7: key_length / value_length only when config.json itself has head_dim
     head_dim = raw_config.get("head_dim")
     if head_dim is None and transformers_head_dim:
