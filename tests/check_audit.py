@@ -406,6 +406,19 @@ def norm_cases(r, ck, ggufs, ck32, ref32):
 
 
 def structure_cases(r, ck, ggufs):
+    # the GGUF of another, narrower checkpoint: every shape differs, so no value
+    # is compared, and no check may say the Q/K permutation was
+    narrow = r.work / "ck-narrow"
+    subprocess.run([PY, str(GEN), str(narrow), "--layers", "2", "--hidden", "32", "--heads", "2",
+                    "--kv-heads", "1", "--intermediate", "48"], check=True, capture_output=True)
+    path = r.work / "narrow.gguf"
+    subprocess.run([PY, str(REF), str(narrow), str(path), "--outtype", "bf16"], check=True)
+    expect_fail(r, "another checkpoint's GGUF", ck, path, lambda rep: (
+        check_named(rep, "shapes")["status"] == "fail" and
+        not any(c["name"] == "permutation" for c in rep["checks"]) and
+        check_named(rep, "values")["status"] == "warn" and
+        "no value was compared" in check_named(rep, "values")["detail"]))
+
     g = Gguf(ggufs["bf16"])
     a, b = g.tensor("blk.0.ffn_gate.weight"), g.tensor("blk.0.ffn_up.weight")
     a["data"], b["data"] = b["data"], a["data"]

@@ -531,7 +531,6 @@ pair_up (AuditRun    *run,
 
   g_hash_table_insert (run->claimed, (gpointer) ts_tensor_get_name (target), pair);
   run->n_matched++;
-  run->n_permuted += heads > 0;
   g_free (pair->transform);
   pair->transform = describe_transform (source, target, permute, heads);
   pair->target_dtype = g_strdup (ts_tensor_get_dtype_name (target));
@@ -543,7 +542,11 @@ pair_up (AuditRun    *run,
   if (job == NULL)
     _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("values not compared: %s"), detail);
   else
-    g_ptr_array_add (run->jobs, job);
+    {
+      /* the permutation check speaks only of tensors whose values it sees */
+      run->n_permuted += heads > 0;
+      g_ptr_array_add (run->jobs, job);
+    }
 }
 
 static void
@@ -1001,8 +1004,8 @@ add_value_checks (AuditRun *run)
   if (n_failed == 0 && run->jobs->len == 0)
     /* nothing to vouch for: the pairing checks say why */
     _ts_audit_report_add_check (run->report, "values", TS_AUDIT_WARN,
-                                _("no tensor of the target was paired with one of the source, so no "
-                                "value was compared"));
+                                _("no value was compared: no tensor of the target has a source "
+                                "tensor it can be compared with (see the checks above)"));
   else if (n_failed == 0)
     {
       g_autofree char *count = _ts_audit_format_count (n_values);
