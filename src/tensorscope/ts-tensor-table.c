@@ -494,6 +494,16 @@ show_new_order (TsTensorTable *self)
   scroll_to_row (self, selected != GTK_INVALID_LIST_POSITION ? selected : 0);
 }
 
+/* a row selected from elsewhere (a band of the layout) comes into view */
+static void
+on_selected (TsTensorTable *self)
+{
+  guint selected = gtk_single_selection_get_selected (self->selection);
+
+  if (selected != GTK_INVALID_LIST_POSITION)
+    scroll_to_row (self, selected);
+}
+
 static void
 on_sort_pending (TsTensorTable *self)
 {
@@ -519,7 +529,7 @@ ts_tensor_table_select_tensor (TsTensorTable *self,
     return;
 
   gtk_single_selection_set_selected (self->selection, pos);
-  scroll_to_row (self, pos);
+  scroll_to_row (self, pos);   /* also when it was selected already */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -534,6 +544,8 @@ ts_tensor_table_dispose (GObject *object)
   /* removing the columns changes the sorter: no more row updates */
   if (self->filter_model != NULL)
     g_signal_handlers_disconnect_by_data (self->filter_model, self);
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
   if (self->sort_model != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->sort_model, self);
@@ -677,6 +689,8 @@ ts_tensor_table_init (TsTensorTable *self)
                            G_CALLBACK (show_new_order), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->sort_model, "notify::pending",
                            G_CALLBACK (on_sort_pending), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->selection, "notify::selected",
+                           G_CALLBACK (on_selected), self, G_CONNECT_SWAPPED);
 
   {
     GtkEventController *key = gtk_event_controller_key_new ();

@@ -262,6 +262,15 @@ wait_for_rows (TsTensorTable *table)
     g_main_context_iteration (NULL, FALSE);
 }
 
+static GtkAdjustment *
+table_vadjustment (TsTensorTable *table)
+{
+  GtkWidget *scrolled = ts_test_find_descendant (GTK_WIDGET (table), GTK_TYPE_SCROLLED_WINDOW);
+
+  g_assert_nonnull (scrolled);
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Tests                                                                     */
 
@@ -478,15 +487,6 @@ test_sort_filter (void)
 }
 
 
-static GtkAdjustment *
-table_vadjustment (TsTensorTable *table)
-{
-  GtkWidget *scrolled = ts_test_find_descendant (GTK_WIDGET (table), GTK_TYPE_SCROLLED_WINDOW);
-
-  g_assert_nonnull (scrolled);
-  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
-}
-
 /* A new order starts at its top, or at the selected row; GTK 4.8's list
  * view would keep the old top row in view, wherever the sort moved it */
 static void
@@ -671,6 +671,24 @@ test_selection_sync (void)
     g_assert_cmpuint (gtk_bitset_get_size (selected), ==, 1);
     g_assert_cmpuint (gtk_bitset_get_minimum (selected), ==, 9);
     g_assert_cmpuint (ts_layout_view_get_selected_band (view), ==, other_band);
+  }
+
+  /* layout → table: the row of a band far down comes into view */
+  {
+    GtkAdjustment *vadj = table_vadjustment (table);
+    guint last = g_list_model_get_n_items (G_LIST_MODEL (selection)) - 1;
+    g_autoptr(TsTensor) far = g_list_model_get_item (G_LIST_MODEL (selection), last);
+    double row_height;
+
+    ts_test_run_for (200);
+    row_height = gtk_adjustment_get_upper (vadj) / (last + 1);
+    g_assert_cmpfloat (gtk_adjustment_get_value (vadj), ==, 0);
+    ts_layout_view_activate_band (view, ts_layout_find_tensor (layout, far));
+    ts_test_run_for (200);
+    /* the last row's top is within the page */
+    g_assert_cmpfloat (gtk_adjustment_get_value (vadj) + gtk_adjustment_get_page_size (vadj),
+                       >=, last * row_height);
+    gtk_adjustment_set_value (vadj, 0);
   }
 
   /* a tensor filtered out of the table: clicking its band clears the filter */
