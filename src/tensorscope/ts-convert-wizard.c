@@ -73,6 +73,7 @@ struct _TsConvertWizard
   GtkCheckButton   *type_checks[N_OUTTYPES];
   GtkLabel         *size_labels[N_OUTTYPES];
   gboolean          target_edited;
+  gboolean          target_refused;   /* the target can never be written */
   gboolean          setting_target;
   char             *naming_defaults[N_NAMING];
 
@@ -215,7 +216,7 @@ can_go_next (TsConvertWizard *self)
     case PAGE_SOURCE:
       return self->source_plan != NULL;
     case PAGE_OPTIONS:
-      return gtk_entry_get_text_length (self->target_entry) > 0;
+      return gtk_entry_get_text_length (self->target_entry) > 0 && !self->target_refused;
     case PAGE_PREVIEW:
       return self->plan != NULL;
     case PAGE_CONVERT:
@@ -916,15 +917,50 @@ on_type_row_activated (GtkListBox      *list,
   gtk_check_button_set_active (self->type_checks[type_rows[index]], TRUE);
 }
 
+/* What the target path holds, said before Next: a file that will be
+ * replaced (a warning), or what can never be written there (an error,
+ * and no Next): a folder, a device, one of the checkpoint's own files, a
+ * folder that does not exist. */
 static void
 update_target_warning (TsConvertWizard *self)
 {
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->target_entry));
-  gboolean exists = text[0] != '\0' && g_file_test (text, G_FILE_TEST_EXISTS);
+  g_autoptr(GFile) file = text[0] != '\0' ? g_file_new_for_path (text) : NULL;
+  g_autoptr(GFile) parent = file != NULL ? g_file_get_parent (file) : NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
 
-  gtk_label_set_text (self->target_warning_label,
-                      _("A file with this name exists. Converting will replace it."));
-  gtk_widget_set_visible (GTK_WIDGET (self->target_warning_label), exists);
+  self->target_refused = FALSE;
+  if (file == NULL)
+    ;
+  else if (self->source_plan != NULL &&
+           !ts_conversion_plan_check_target (self->source_plan, file, TRUE, &error))
+    {
+      self->target_refused = TRUE;
+      message = g_strdup (error->message);
+    }
+  else if (g_file_query_exists (file, NULL))
+    message = g_strdup (_("A file with this name exists. Converting will replace it."));
+  else if (parent != NULL &&
+           g_file_query_file_type (parent, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    {
+      g_autofree char *where = g_file_get_parse_name (parent);
+
+      self->target_refused = TRUE;
+      message = g_strdup_printf (_("The folder %s does not exist."), where);
+    }
+
+  gtk_label_set_text (self->target_warning_label, message != NULL ? message : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->target_warning_label), message != NULL);
+  /* an error in the error colour, on the entry too */
+  gtk_widget_remove_css_class (GTK_WIDGET (self->target_warning_label),
+                               self->target_refused ? "warning" : "error");
+  gtk_widget_add_css_class (GTK_WIDGET (self->target_warning_label),
+                            self->target_refused ? "error" : "warning");
+  if (self->target_refused)
+    gtk_widget_add_css_class (GTK_WIDGET (self->target_entry), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->target_entry), "error");
 }
 
 static void
@@ -1768,6 +1804,17 @@ ts_convert_wizard_set_target (TsConvertWizard *self,
   path = g_file_get_path (target);
   gtk_editable_set_text (GTK_EDITABLE (self->target_entry), path ? path : "");
   self->target_edited = TRUE;
+}
+
+/* what the Options page says of the target path, or NULL */
+const char *
+ts_convert_wizard_get_target_message (TsConvertWizard *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERT_WIZARD (self), NULL);
+
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->target_warning_label)))
+    return NULL;
+  return gtk_label_get_text (self->target_warning_label);
 }
 
 GFile *

@@ -46,6 +46,7 @@ void             ts_convert_wizard_set_outtype    (TsConvertWizard *self,
 void             ts_convert_wizard_set_target     (TsConvertWizard *self,
                                                    GFile           *target);
 GFile           *ts_convert_wizard_get_target     (TsConvertWizard *self);
+const char      *ts_convert_wizard_get_target_message (TsConvertWizard *self);
 /* @field: "name", "finetune", "size-label" or "license" */
 void             ts_convert_wizard_set_naming     (TsConvertWizard *self,
                                                    const char      *field,

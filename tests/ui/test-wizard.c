@@ -584,6 +584,44 @@ test_wizard_broken_source (void)
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
 
+/* The Options page says what the target path holds before Next: a file
+ * to replace is a warning; a folder, one of the checkpoint's own files or
+ * a folder that is not there is an error, and Next stays off. */
+static void
+test_wizard_target_checks (void)
+{
+  TsConvertWizard *wizard = open_wizard (sample_dir);
+  g_autofree char *shard = g_build_filename (sample_dir, "model-00001-of-00002.safetensors", NULL);
+  g_autofree char *missing = g_build_filename (fixture_dir, "no-such-folder", "x.gguf", NULL);
+  g_autofree char *existing = g_build_filename (fixture_dir, "existing.gguf", NULL);
+  static const char *const words[] = { "is a folder", "checkpoint's own", "does not exist", "will replace it" };
+  const char *paths[] = { fixture_dir, shard, missing, existing };
+
+  g_assert_true (g_file_set_contents (existing, "old", 3, NULL));
+  ts_convert_wizard_go_next (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "options");
+  /* the default target: the end-to-end test may have written it */
+  g_test_message ("default target: %s", ts_convert_wizard_get_target_message (wizard));
+  g_assert_true (ts_convert_wizard_can_go_next (wizard));
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (paths[i]);
+      const char *message;
+
+      ts_convert_wizard_set_target (wizard, file);
+      message = ts_convert_wizard_get_target_message (wizard);
+      g_test_message ("%s: %s", paths[i], message);
+      g_assert_nonnull (message);
+      g_assert_nonnull (strstr (message, words[i]));
+      /* only a file to replace may go on */
+      g_assert_cmpint (ts_convert_wizard_can_go_next (wizard), ==, i == G_N_ELEMENTS (paths) - 1);
+      if (i == 1)
+        save_screenshot (GTK_WIDGET (wizard), "wizard-2-target-refused.png");
+    }
+  ts_convert_wizard_go_back (wizard);
+  gtk_window_destroy (GTK_WINDOW (wizard));
+}
+
 static TsAuditWindow *
 find_audit_window (void)
 {
@@ -755,6 +793,7 @@ main (int   argc,
   g_test_add_func ("/wizard/cancel", test_wizard_cancel);
   g_test_add_func ("/wizard/close-while-converting", test_wizard_close_while_converting);
   g_test_add_func ("/wizard/broken-source", test_wizard_broken_source);
+  g_test_add_func ("/wizard/target-checks", test_wizard_target_checks);
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
 
