@@ -673,14 +673,16 @@ add_plan_tensor_bands (TsLayout *self,
 }
 
 static void
-build_plan_bands (TsLayout *self)
+build_plan_bands (TsLayout   *self,
+                  const char *file_name)
 {
   TsConversionPlan *plan = self->plan;
   guint64 metadata_end = ts_conversion_plan_get_metadata_end (plan);
   guint64 descriptors_end = metadata_end + plan_descriptors_size (plan);
   guint64 data_offset = ts_conversion_plan_get_data_offset (plan);
   guint64 total = ts_conversion_plan_get_predicted_size (plan);
-  g_autofree char *name = ts_conversion_plan_get_default_file_name (plan);
+  g_autofree char *name = file_name != NULL ? g_strdup (file_name)
+                                             : ts_conversion_plan_get_default_file_name (plan);
   g_autofree char *size = g_format_size (total);
   g_autofree char *count = NULL;
   guint n_tensors = g_list_model_get_n_items (ts_conversion_plan_get_tensors (plan));
@@ -792,6 +794,8 @@ ts_layout_new (TsModelFile *model)
 /**
  * ts_layout_new_for_plan:
  * @plan: a conversion plan
+ * @file_name: (nullable): the name the file will have; %NULL for the
+ *   converter's default name
  *
  * Builds the bands of the GGUF file @plan will write: fixed header,
  * metadata, tensor descriptors, alignment padding and the tensor data
@@ -801,7 +805,8 @@ ts_layout_new (TsModelFile *model)
  * Returns: (transfer full): a new layout
  */
 TsLayout *
-ts_layout_new_for_plan (TsConversionPlan *plan)
+ts_layout_new_for_plan (TsConversionPlan *plan,
+                        const char       *file_name)
 {
   TsLayout *self;
 
@@ -809,7 +814,7 @@ ts_layout_new_for_plan (TsConversionPlan *plan)
 
   self = g_object_new (TS_TYPE_LAYOUT, NULL);
   self->plan = g_object_ref (plan);
-  build_plan_bands (self);
+  build_plan_bands (self, file_name);
 
   return self;
 }
@@ -2076,7 +2081,7 @@ static TsLayout *
 copy_layout (TsLayout *self)
 {
   TsLayout *copy = self->plan != NULL
-    ? ts_layout_new_for_plan (self->plan)
+    ? ts_layout_new_for_plan (self->plan, self->part_name)
     : ts_layout_new (self->model);
 
   copy->show_title = self->show_title;
@@ -2300,6 +2305,7 @@ typedef struct
 {
   TsModelFile          *model;
   TsConversionPlan     *plan;
+  char                 *part_name;   /* the plan's file name */
   GFile                *file;
   TsLayoutExportFormat  format;
   int                   width;
@@ -2317,6 +2323,7 @@ export_data_free (gpointer data)
 
   g_clear_object (&ed->model);
   g_clear_object (&ed->plan);
+  g_free (ed->part_name);
   g_clear_object (&ed->file);
   g_free (ed);
 }
@@ -2329,7 +2336,7 @@ export_worker (GTask        *task,
 {
   ExportData *ed = task_data;
   g_autoptr(TsLayout) layout = ed->plan != NULL
-    ? ts_layout_new_for_plan (ed->plan)
+    ? ts_layout_new_for_plan (ed->plan, ed->part_name)
     : ts_layout_new (ed->model);
   g_autoptr(GError) error = NULL;
 
@@ -2366,6 +2373,7 @@ ts_layout_export_async (TsLayout              *self,
   ed = g_new0 (ExportData, 1);
   ed->model = self->model != NULL ? g_object_ref (self->model) : NULL;
   ed->plan = self->plan != NULL ? g_object_ref (self->plan) : NULL;
+  ed->part_name = g_strdup (self->part_name);
   ed->file = g_object_ref (file);
   ed->format = format;
   ed->width = width;

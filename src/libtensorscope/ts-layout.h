@@ -88,8 +88,10 @@ typedef struct
 G_DECLARE_FINAL_TYPE (TsLayout, ts_layout, TS, LAYOUT, GObject)
 
 TsLayout           *ts_layout_new               (TsModelFile   *model);
-/* the predicted layout of the GGUF file @plan will write */
-TsLayout           *ts_layout_new_for_plan      (TsConversionPlan *plan);
+/* the predicted layout of the GGUF file @plan will write, named @file_name
+ * (NULL: the converter's default name) */
+TsLayout           *ts_layout_new_for_plan      (TsConversionPlan *plan,
+                                                 const char       *file_name);
 TsModelFile        *ts_layout_get_model         (TsLayout      *self);
 /* ts_layout_new() on a worker thread: a 50,000-tensor model takes tens of
  * milliseconds (roles, sorting, the tensor index) */

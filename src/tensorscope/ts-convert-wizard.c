@@ -1150,7 +1150,11 @@ show_plan (TsConvertWizard *self)
   gtk_column_view_set_model (self->plan_metadata_view, GTK_SELECTION_MODEL (metadata));
 
   g_clear_object (&self->layout);
-  self->layout = ts_layout_new_for_plan (self->plan);
+  {
+    g_autofree char *name = self->target != NULL ? g_file_get_basename (self->target) : NULL;
+
+    self->layout = ts_layout_new_for_plan (self->plan, name);
+  }
   ts_layout_set_show_title (self->layout, FALSE);
   on_layout_resize (self, gtk_widget_get_width (GTK_WIDGET (self->layout_area)), 0);
   gtk_widget_queue_draw (GTK_WIDGET (self->layout_area));
@@ -1804,6 +1808,14 @@ ts_convert_wizard_set_target (TsConvertWizard *self,
   path = g_file_get_path (target);
   gtk_editable_set_text (GTK_EDITABLE (self->target_entry), path ? path : "");
   self->target_edited = TRUE;
+}
+
+/* the Preview page's diagram of the file to be written, or NULL */
+TsLayout *
+ts_convert_wizard_get_preview_layout (TsConvertWizard *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERT_WIZARD (self), NULL);
+  return self->layout;
 }
 
 /* what the Options page says of the target path, or NULL */

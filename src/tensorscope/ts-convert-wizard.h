@@ -47,6 +47,7 @@ void             ts_convert_wizard_set_target     (TsConvertWizard *self,
                                                    GFile           *target);
 GFile           *ts_convert_wizard_get_target     (TsConvertWizard *self);
 const char      *ts_convert_wizard_get_target_message (TsConvertWizard *self);
+TsLayout        *ts_convert_wizard_get_preview_layout (TsConvertWizard *self);
 /* @field: "name", "finetune", "size-label" or "license" */
 void             ts_convert_wizard_set_naming     (TsConvertWizard *self,
                                                    const char      *field,

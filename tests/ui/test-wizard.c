@@ -199,7 +199,7 @@ static void
 check_predicted_layout (TsConversionPlan *plan,
                         TsModelFile      *output)
 {
-  g_autoptr(TsLayout) predicted = ts_layout_new_for_plan (plan);
+  g_autoptr(TsLayout) predicted = ts_layout_new_for_plan (plan, NULL);
   g_autoptr(TsLayout) actual = ts_layout_new (output);
 
   g_assert_null (ts_layout_get_model (predicted));
@@ -618,6 +618,12 @@ test_wizard_target_checks (void)
       if (i == 1)
         save_screenshot (GTK_WIDGET (wizard), "wizard-2-target-refused.png");
     }
+  /* the preview names the file it will write */
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  g_assert_cmpstr (ts_layout_get_title (ts_convert_wizard_get_preview_layout (wizard)), ==,
+                   "existing.gguf (predicted)");
   ts_convert_wizard_go_back (wizard);
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
