@@ -1639,6 +1639,27 @@ start_audit (TsConvertWizard *self)
   ts_model_file_load_async (self->target, cancellable, output_loaded, g_object_ref (self));
 }
 
+/* the conversion is done and kept; only the audit stops */
+void
+ts_convert_wizard_stop_audit (TsConvertWizard *self)
+{
+  g_return_if_fail (TS_IS_CONVERT_WIZARD (self));
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->verify_stack), "running") != 0)
+    return;
+  /* a new cancellable: the stopped run's callbacks see it is not theirs */
+  replace_cancellable (&self->audit_cancellable);
+  g_clear_object (&self->audit);
+  end_busy (self);
+  gtk_stack_set_visible_child_name (self->verify_stack, "stopped");
+}
+
+static void
+on_stop_audit (TsConvertWizard *self)
+{
+  ts_convert_wizard_stop_audit (self);
+}
+
 static void
 on_open_output (TsConvertWizard *self)
 {
@@ -2046,6 +2067,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_layout_resize);
   gtk_widget_class_bind_template_callback (widget_class, on_layout_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, on_open_output);
+  gtk_widget_class_bind_template_callback (widget_class, on_stop_audit);
   gtk_widget_class_bind_template_callback (widget_class, ts_convert_wizard_cancel_conversion);
 
   gtk_widget_class_install_action (widget_class, "wizard.next", NULL, next_action);

@@ -60,6 +60,7 @@ const char      *ts_convert_wizard_get_error_message (TsConvertWizard *self);
 /* (nullable): while converting */
 TsConverter     *ts_convert_wizard_get_converter  (TsConvertWizard *self);
 void             ts_convert_wizard_cancel_conversion (TsConvertWizard *self);
+void             ts_convert_wizard_stop_audit        (TsConvertWizard *self);
 /* page 5: "running", "result" or "error" */
 const char      *ts_convert_wizard_get_verify_state (TsConvertWizard *self);
 TsAuditPane     *ts_convert_wizard_get_audit_pane (TsConvertWizard *self);

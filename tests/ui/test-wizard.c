@@ -628,6 +628,47 @@ test_wizard_target_checks (void)
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
 
+static gboolean
+on_verify_page (gpointer data)
+{
+  return g_strcmp0 (ts_convert_wizard_get_page (data), "verify") == 0;
+}
+
+/* Stop the Audit stops the audit only: the file stays, Done closes */
+static void
+test_wizard_stop_audit (void)
+{
+  TsConvertWizard *wizard = open_wizard (sample_dir);
+  g_autofree char *path = g_build_filename (fixture_dir, "stop-audit.gguf", NULL);
+  g_autoptr(GFile) target = g_file_new_for_path (path);
+
+  ts_convert_wizard_go_next (wizard);
+  ts_convert_wizard_set_target (wizard, target);
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  ts_convert_wizard_go_next (wizard);
+  /* checked after each main loop dispatch: the audit has just started */
+  ts_test_wait_until (on_verify_page, wizard, 60, "the conversion");
+  g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "running");
+  g_assert_false (ts_convert_wizard_can_go_next (wizard));
+  ts_convert_wizard_stop_audit (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "stopped");
+  g_assert_false (ts_convert_wizard_get_busy (wizard));
+  g_assert_true (ts_convert_wizard_can_go_next (wizard));
+  /* the stopped run's late callbacks change nothing */
+  ts_test_run_for (500);
+  g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "stopped");
+  g_assert_false (ts_convert_wizard_get_busy (wizard));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  save_screenshot (GTK_WIDGET (wizard), "wizard-5-audit-stopped.png");
+  g_object_add_weak_pointer (G_OBJECT (wizard), (gpointer *) &wizard);
+  ts_convert_wizard_go_next (wizard);   /* Done */
+  ts_test_run_for (100);
+  g_assert_null (wizard);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+}
+
 static TsAuditWindow *
 find_audit_window (void)
 {
@@ -800,6 +841,7 @@ main (int   argc,
   g_test_add_func ("/wizard/close-while-converting", test_wizard_close_while_converting);
   g_test_add_func ("/wizard/broken-source", test_wizard_broken_source);
   g_test_add_func ("/wizard/target-checks", test_wizard_target_checks);
+  g_test_add_func ("/wizard/stop-audit", test_wizard_stop_audit);
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
 
