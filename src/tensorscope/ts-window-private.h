@@ -24,9 +24,10 @@ TsSummaryView  *ts_window_get_summary_view  (TsWindow *self);
 GtkDropTarget  *ts_window_get_drop_target   (TsWindow *self);
 gboolean        ts_window_get_drop_active   (TsWindow *self);
 /* the in-window notification's text, NULL while it is hidden; @can_show
- * (optional) tells whether its Show button is there */
+ * and @can_reload (optional) tell whether its Show or Reload button is there */
 const char     *ts_window_get_banner        (TsWindow *self,
-                                             gboolean *can_show);
+                                             gboolean *can_show,
+                                             gboolean *can_reload);
 /* the main menu's section that holds Open Recent */
 GMenuModel     *ts_window_get_recent_section (TsWindow *self);
 /* "tensors", "metadata" or "summary" */

@@ -29,6 +29,7 @@ struct _TsWindow
   GBinding             *fraction_binding;
   GBinding             *message_binding;
   guint                 banner_id;
+  GPtrArray            *monitors;        /* GFileMonitor of each file shown */
 
   GtkLabel             *title_label;
   GtkLabel             *subtitle_label;
@@ -53,12 +54,20 @@ struct _TsWindow
   GtkRevealer          *banner_revealer;
   GtkLabel             *banner_label;
   GtkWidget            *banner_show_button;
+  GtkWidget            *banner_reload_button;
   GMenu                *recent_section;
   gboolean              recent_added;
   GtkDropTarget        *drop_target;
 };
 
 G_DEFINE_FINAL_TYPE (TsWindow, ts_window, GTK_TYPE_APPLICATION_WINDOW)
+
+typedef enum
+{
+  BANNER_MESSAGE,   /* an error, wrapped whole */
+  BANNER_EXPORTED,  /* a file written, with Show */
+  BANNER_CHANGED,   /* the file shown changed on disk, with Reload; stays */
+} BannerKind;
 
 /* A load in flight: its cancellable tells a stale result from the current one. */
 typedef struct
@@ -176,6 +185,84 @@ add_to_recent (TsWindow *self,
     gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
 }
 
+static void show_banner    (TsWindow   *self,
+                            const char *text,
+                            BannerKind  kind);
+static void dismiss_banner (TsWindow   *self);
+
+static void
+clear_monitors (TsWindow *self)
+{
+  for (guint i = 0; self->monitors != NULL && i < self->monitors->len; i++)
+    {
+      GFileMonitor *monitor = g_ptr_array_index (self->monitors, i);
+
+      g_signal_handlers_disconnect_by_data (monitor, self);
+      g_file_monitor_cancel (monitor);
+    }
+  g_clear_pointer (&self->monitors, g_ptr_array_unref);
+}
+
+/* A file shown was rewritten, replaced, moved or deleted: what the window
+ * shows may no longer be what is on disk. (The bytes it reads stay
+ * valid: it maps the file it opened, which a replacement does not touch.) */
+static void
+on_file_changed (TsWindow          *self,
+                 GFile             *file,
+                 GFile             *other,
+                 GFileMonitorEvent  event,
+                 GFileMonitor      *monitor)
+{
+  g_autofree char *text = NULL;
+
+  switch (event)
+    {
+    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
+    case G_FILE_MONITOR_EVENT_DELETED:
+    case G_FILE_MONITOR_EVENT_CREATED:
+    case G_FILE_MONITOR_EVENT_RENAMED:
+    case G_FILE_MONITOR_EVENT_MOVED_IN:
+    case G_FILE_MONITOR_EVENT_MOVED_OUT:
+      break;
+    case G_FILE_MONITOR_EVENT_CHANGED:            /* CHANGES_DONE_HINT follows */
+    case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
+    case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
+    case G_FILE_MONITOR_EVENT_UNMOUNTED:
+    case G_FILE_MONITOR_EVENT_MOVED:
+    default:
+      return;
+    }
+  if (self->model == NULL)
+    return;
+  /* Translators: the file name of the model shown */
+  text = g_strdup_printf (_("“%s” changed on disk since it was opened"),
+                          ts_model_file_get_display_name (self->model));
+  show_banner (self, text, BANNER_CHANGED);
+}
+
+/* watches every file of @model: a GGUF, or each shard of a checkpoint */
+static void
+watch_files (TsWindow    *self,
+             TsModelFile *model)
+{
+  GListModel *parts = ts_model_file_get_parts (model);
+
+  clear_monitors (self);
+  self->monitors = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < g_list_model_get_n_items (parts); i++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (parts, i);
+      GFileMonitor *monitor = g_file_monitor_file (ts_file_part_get_file (part),
+                                                   G_FILE_MONITOR_WATCH_MOVES, NULL, NULL);
+
+      if (monitor == NULL)
+        continue;   /* a file system without notifications: nothing to say */
+      g_signal_connect_object (monitor, "changed", G_CALLBACK (on_file_changed), self,
+                               G_CONNECT_SWAPPED);
+      g_ptr_array_add (self->monitors, monitor);
+    }
+}
+
 static void
 set_model (TsWindow    *self,
            TsModelFile *model,
@@ -196,6 +283,7 @@ set_model (TsWindow    *self,
 
   set_titles (self, ts_model_file_get_display_name (model), subtitle);
   add_to_recent (self, ts_model_file_get_file (model));
+  watch_files (self, model);
   show_page (self, "model");
 }
 
@@ -313,6 +401,9 @@ ts_window_open (TsWindow *self,
   g_set_object (&self->file, file);
   replace_cancellable (self);
   clear_loader (self);
+  clear_monitors (self);
+  if (gtk_widget_get_visible (self->banner_reload_button))
+    dismiss_banner (self);
 
   name = g_file_get_basename (file);
   text = g_strdup_printf (_("Opening “%s”…"), name);
@@ -485,21 +576,25 @@ banner_timeout (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* the in-window notification, with "Show" for a file to open, or without */
+/* the in-window notification */
 static void
 show_banner (TsWindow   *self,
              const char *text,
-             gboolean    can_show)
+             BannerKind  kind)
 {
+  gboolean names_file = kind != BANNER_MESSAGE;
+
   /* a file name is ellipsized on one line; an error wraps, whole */
-  gtk_label_set_ellipsize (self->banner_label, can_show ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_NONE);
-  gtk_label_set_wrap (self->banner_label, !can_show);
+  gtk_label_set_ellipsize (self->banner_label, names_file ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_NONE);
+  gtk_label_set_wrap (self->banner_label, !names_file);
   gtk_label_set_text (self->banner_label, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->banner_label), text);
-  gtk_widget_set_visible (self->banner_show_button, can_show);
+  gtk_widget_set_visible (self->banner_show_button, kind == BANNER_EXPORTED);
+  gtk_widget_set_visible (self->banner_reload_button, kind == BANNER_CHANGED);
   gtk_revealer_set_reveal_child (self->banner_revealer, TRUE);
   g_clear_handle_id (&self->banner_id, g_source_remove);
-  self->banner_id = g_timeout_add_seconds (BANNER_TIMEOUT_S, banner_timeout, self);
+  if (kind != BANNER_CHANGED)
+    self->banner_id = g_timeout_add_seconds (BANNER_TIMEOUT_S, banner_timeout, self);
 }
 
 static void
@@ -510,7 +605,7 @@ on_exported (TsWindow *self,
   g_autofree char *text = g_strdup_printf (_("Exported “%s”"), name);
 
   g_set_object (&self->exported, file);
-  show_banner (self, text, TRUE);
+  show_banner (self, text, BANNER_EXPORTED);
 }
 
 static void
@@ -563,7 +658,7 @@ export_launched (GObject      *object,
       g_autofree char *name = g_file_get_basename (launch->file);
       g_autofree char *text = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
 
-      show_banner (launch->self, text, FALSE);
+      show_banner (launch->self, text, BANNER_MESSAGE);
     }
 }
 
@@ -773,12 +868,15 @@ ts_window_get_drop_active (TsWindow *self)
 
 const char *
 ts_window_get_banner (TsWindow *self,
-                      gboolean *can_show)
+                      gboolean *can_show,
+                      gboolean *can_reload)
 {
   g_return_val_if_fail (TS_IS_WINDOW (self), NULL);
 
   if (can_show != NULL)
     *can_show = gtk_widget_get_visible (self->banner_show_button);
+  if (can_reload != NULL)
+    *can_reload = gtk_widget_get_visible (self->banner_reload_button);
   if (!gtk_revealer_get_reveal_child (self->banner_revealer))
     return NULL;
   return gtk_label_get_text (self->banner_label);
@@ -886,6 +984,7 @@ ts_window_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->banner_id, g_source_remove);
+  clear_monitors (self);
 
   clear_loader (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_WINDOW);
@@ -940,6 +1039,7 @@ ts_window_class_init (TsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_revealer);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_label);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_show_button);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_reload_button);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, on_zoom_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_select_hidden_tensor);

@@ -709,6 +709,62 @@ test_selection_sync (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+reload_offered (gpointer data)
+{
+  gboolean can_reload = FALSE;
+
+  return ts_window_get_banner (data, NULL, &can_reload) != NULL && can_reload;
+}
+
+static gboolean
+shows_error (gpointer data)
+{
+  return g_strcmp0 (ts_window_get_page (data), "error") == 0;
+}
+
+/* A file shown that is replaced on disk (a conversion over it, a new
+ * download) is pointed out, with Reload */
+static void
+test_changed_on_disk (void)
+{
+  g_autofree char *path = g_build_filename (fixture_dir, "changing.gguf", NULL);
+  g_autofree char *next = g_build_filename (fixture_dir, "changing.gguf.new", NULL);
+  g_autofree char *contents = NULL;
+  gsize len;
+  TsWindow *window;
+  TsModelFile *before;
+  const char *text;
+
+  g_assert_true (g_file_get_contents (gguf_path, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (path, contents, len, NULL));
+  window = open_in_new_window (path);
+  before = ts_window_get_model (window);
+  ts_test_run_for (300);
+  g_assert_null (ts_window_get_banner (window, NULL, NULL));
+
+  /* replaced as converters and downloaders do: a new file renamed over it */
+  g_assert_true (g_file_set_contents (next, contents, len - 7, NULL));
+  g_assert_cmpint (g_rename (next, path), ==, 0);
+  ts_test_wait_until (reload_offered, window, 10, "the changed-on-disk notice");
+  text = ts_window_get_banner (window, NULL, NULL);
+  g_assert_nonnull (strstr (text, "changing.gguf"));
+  g_assert_nonnull (strstr (text, "changed on disk"));
+  save_screenshot (GTK_WIDGET (window), "changed-on-disk.png");
+  /* it stays until acted on */
+  ts_test_run_for (500);
+  g_assert_true (reload_offered (window));
+
+  /* Reload reads the file as it is now: 7 bytes short, so truncated */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reload", NULL);
+  g_assert_null (ts_window_get_banner (window, NULL, NULL));
+  ts_test_wait_until (shows_error, window, 20, "the reloaded file");
+  g_assert_true (ts_window_get_model (window) != before);
+  g_assert_nonnull (strstr (ts_window_get_error_message (window), "changing.gguf"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_zoom (void)
 {
@@ -1016,7 +1072,7 @@ dialog_shows (gpointer data)
 static gboolean
 banner_shows (gpointer data)
 {
-  return ts_window_get_banner (data, NULL) != NULL;
+  return ts_window_get_banner (data, NULL, NULL) != NULL;
 }
 
 static gboolean
@@ -1095,12 +1151,12 @@ test_show_export (void)
   /* first, before anything asks GIO for applications */
   install_test_opener (copy);
   window = open_in_new_window (gguf_path);
-  g_assert_null (ts_window_get_banner (window, NULL));
+  g_assert_null (ts_window_get_banner (window, NULL, NULL));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL));
   ts_test_wait_until (dialog_shows, NULL, 20, "the export dialog");
   ts_export_dialog_export_to (TS_EXPORT_DIALOG (find_export_dialog ()), target);
   ts_test_wait_until (banner_shows, window, 20, "the Exported notification");
-  text = ts_window_get_banner (window, &can_show);
+  text = ts_window_get_banner (window, &can_show, NULL);
   g_assert_cmpstr (text, ==, "Exported “shown.svg”");
   g_assert_true (can_show);
   g_assert_true (g_file_test (svg, G_FILE_TEST_IS_REGULAR));
@@ -1111,7 +1167,7 @@ test_show_export (void)
   g_test_message ("the export's content type: %s", g_file_info_get_content_type (info));
   g_assert_true (content_is_svg_type (g_file_info_get_content_type (info)));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-export", NULL));
-  g_assert_null (ts_window_get_banner (window, NULL));
+  g_assert_null (ts_window_get_banner (window, NULL, NULL));
   ts_test_wait_until (file_exists, copy, 20, "the opener's copy of the export");
   /* the opener was given the exported picture itself */
   g_file_get_contents (svg, &written, &written_len, &error);
@@ -1119,12 +1175,12 @@ test_show_export (void)
   g_file_get_contents (copy, &opened, &opened_len, &error);
   g_assert_no_error (error);
   g_assert_cmpmem (opened, opened_len, written, written_len);
-  g_assert_null (ts_window_get_banner (window, NULL));
+  g_assert_null (ts_window_get_banner (window, NULL, NULL));
 
   g_assert_cmpint (g_unlink (svg), ==, 0);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-export", NULL));
   ts_test_wait_until (banner_shows, window, 20, "the could-not-open notification");
-  text = ts_window_get_banner (window, &can_show);
+  text = ts_window_get_banner (window, &can_show, NULL);
   g_assert_true (g_str_has_prefix (text, "Could not open “shown.svg”: "));
   g_assert_cmpuint (strlen (text), >, strlen ("Could not open “shown.svg”: "));
   g_assert_false (can_show);
@@ -1160,6 +1216,7 @@ main (int   argc,
   g_test_add_func ("/window/sort-filter", test_sort_filter);
   g_test_add_func ("/window/sort-scroll", test_sort_scroll);
   g_test_add_func ("/window/selection-sync", test_selection_sync);
+  g_test_add_func ("/window/changed-on-disk", test_changed_on_disk);
   g_test_add_func ("/window/zoom", test_zoom);
   g_test_add_func ("/window/metadata", test_metadata);
   g_test_add_func ("/window/hostile", test_hostile);
