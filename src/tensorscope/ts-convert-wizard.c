@@ -249,6 +249,14 @@ can_go_back (TsConvertWizard *self)
     }
 }
 
+/* the conversion's target is there already: converting replaces it */
+static gboolean
+target_exists (TsConvertWizard *self)
+{
+  return self->target != NULL &&
+         g_file_query_file_type (self->target, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL) != G_FILE_TYPE_UNKNOWN;
+}
+
 static void
 update_navigation (TsConvertWizard *self)
 {
@@ -263,7 +271,9 @@ update_navigation (TsConvertWizard *self)
   gtk_spinner_set_spinning (self->busy_spinner, self->busy > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->busy_spinner), self->busy > 0);
 
-  if (self->page == PAGE_PREVIEW)
+  if ((self->page == PAGE_PREVIEW || self->page == PAGE_CONVERT) && target_exists (self))
+    next_label = _("_Replace");
+  else if (self->page == PAGE_PREVIEW)
     next_label = _("_Convert");
   else if (self->page == PAGE_VERIFY)
     next_label = _("_Done");
@@ -272,7 +282,21 @@ update_navigation (TsConvertWizard *self)
   else
     next_label = _("_Next");
   gtk_button_set_label (self->next_button, next_label);
+  /* replacing a file is said in red on the button that does it */
+  if (g_str_equal (next_label, _("_Replace")))
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (self->next_button), "suggested-action");
+      gtk_widget_add_css_class (GTK_WIDGET (self->next_button), "destructive-action");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (self->next_button), "destructive-action");
+      gtk_widget_add_css_class (GTK_WIDGET (self->next_button), "suggested-action");
+    }
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), self->page != PAGE_VERIFY);
+  /* while it converts there is nothing to go on to: Stop is on the page */
+  gtk_widget_set_visible (GTK_WIDGET (self->next_button),
+                          self->page != PAGE_CONVERT || can_go_next (self));
   /* on the last page Done closes the wizard: no second button for that */
   gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), self->page != PAGE_VERIFY);
 
@@ -1135,6 +1159,16 @@ update_preview_summary (TsConvertWizard *self)
     text = g_strdup_printf (_("%s · %s (%s, %s, %s) · %s · predicted size %s"),
                             type, tensor_count, permuted, widened, generated, keys, size);
   }
+  if (target_exists (self))
+    {
+      g_autofree char *name = g_file_get_basename (self->target);
+      g_autofree char *replace = g_strdup_printf (_("“%s” exists: Replace overwrites it once the "
+                                                    "new file is complete."), name);
+      g_autofree char *both = g_strconcat (text, "\n", replace, NULL);
+
+      g_free (text);
+      text = g_steal_pointer (&both);
+    }
   gtk_label_set_text (self->preview_summary_label, text);
 }
 

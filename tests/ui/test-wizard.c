@@ -624,6 +624,16 @@ test_wizard_target_checks (void)
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   g_assert_cmpstr (ts_layout_get_title (ts_convert_wizard_get_preview_layout (wizard)), ==,
                    "existing.gguf (predicted)");
+  /* and the button that would replace it says so, in red */
+  {
+    GtkWidget *replace = ts_test_find_button (GTK_WIDGET (wizard), "_Replace");
+
+    g_assert_nonnull (replace);
+    g_assert_true (gtk_widget_get_visible (replace));
+    g_assert_true (gtk_widget_has_css_class (replace, "destructive-action"));
+    g_assert_null (ts_test_find_button (GTK_WIDGET (wizard), "_Convert"));
+    save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview-replace.png");
+  }
   ts_convert_wizard_go_back (wizard);
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
