@@ -1509,18 +1509,24 @@ convert_done (GObject      *object,
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
+      gboolean kept = target_exists (self);
       g_autofree char *path = g_file_get_parse_name (self->target);
-      g_autofree char *text = g_strdup_printf (_("%s was not written"), path);
+      g_autofree char *text = g_strdup_printf (kept ? _("%s is as it was") : _("%s was not written"),
+                                               path);
 
       /* no rate or time left for work that stopped */
       gtk_label_set_text (self->convert_target_label, text);
       gtk_label_set_text (self->convert_stats_label, "");
       set_convert_state (self, "cancelled", _("Conversion Stopped"), "process-stop-symbolic",
-                         _("Nothing was written: no partial or temporary file is left behind."));
+                         kept ? _("The existing file was not touched, and no partial or temporary "
+                                  "file is left behind.")
+                              : _("Nothing was written: no partial or temporary file is left behind."));
       return;
     }
   if (!ok)
     {
+      /* no byte counts for work that never ran, or stopped short */
+      gtk_label_set_text (self->convert_stats_label, "");
       g_free (self->error_message);
       self->error_message = g_strdup (error->message);
       set_convert_state (self, "failed", _("Conversion Failed"), "dialog-error-symbolic",

@@ -481,6 +481,8 @@ test_wizard_cancel (void)
 
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "cancelled");
   g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), "big.gguf was not written"));
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), "Nothing was written"));
   /* no temporary file either */
   g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
   save_screenshot (GTK_WIDGET (wizard), "wizard-4-cancelled.png");
@@ -534,6 +536,8 @@ test_wizard_close_while_converting (void)
   wizard = start_paced_conversion (dir, 8, out);
   g_object_add_weak_pointer (G_OBJECT (wizard), (gpointer *) &wizard);
   g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 2);
+  /* the file to be replaced is named on the page that converts */
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), "existing.gguf"));
 
   gtk_window_close (GTK_WINDOW (wizard));
   /* the converter removes its temporary file within a second... */

@@ -47,6 +47,9 @@ GtkWidget *ts_test_find_descendant (GtkWidget  *widget,
 /* the first button under @widget whose label is @label, or NULL */
 GtkWidget *ts_test_find_button     (GtkWidget  *widget,
                                     const char *label);
+/* the first visible label under @widget whose text holds @text, or NULL */
+GtkWidget *ts_test_find_label      (GtkWidget  *widget,
+                                    const char *text);
 /* the visible toplevel of @type (a class or an interface), if any */
 GtkWindow *ts_test_find_toplevel   (GType       type);
 
