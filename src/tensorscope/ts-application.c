@@ -234,12 +234,47 @@ about_action (GSimpleAction *action,
                          NULL);
 }
 
+/* The model of the window the action came from, if it shows one: its
+ * checkpoint folder (one with a config.json, for a Safetensors model) or
+ * its GGUF file, so that the wizard and the audit start from it. */
+static TsModelFile *
+active_model (GtkApplication *app)
+{
+  GtkWindow *window = gtk_application_get_active_window (app);
+
+  return TS_IS_WINDOW (window) ? ts_window_get_model (TS_WINDOW (window)) : NULL;
+}
+
+static GFile *
+checkpoint_folder (TsModelFile *model)
+{
+  GFile *file;
+  g_autoptr(GFile) dir = NULL;
+  g_autoptr(GFile) config = NULL;
+
+  if (model == NULL || ts_model_file_get_format (model) != TS_FORMAT_SAFETENSORS)
+    return NULL;
+  file = ts_model_file_get_file (model);
+  dir = g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY
+        ? g_object_ref (file) : g_file_get_parent (file);
+  if (dir == NULL)
+    return NULL;
+  config = g_file_get_child (dir, "config.json");
+  return g_file_query_exists (config, NULL) ? g_steal_pointer (&dir) : NULL;
+}
+
 static void
 convert_action (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
 {
-  gtk_window_present (GTK_WINDOW (ts_convert_wizard_new (GTK_APPLICATION (user_data))));
+  /* asked before the new window becomes the active one */
+  g_autoptr(GFile) folder = checkpoint_folder (active_model (GTK_APPLICATION (user_data)));
+  TsConvertWizard *wizard = ts_convert_wizard_new (GTK_APPLICATION (user_data));
+
+  if (folder != NULL)
+    ts_convert_wizard_set_source (wizard, folder);
+  gtk_window_present (GTK_WINDOW (wizard));
 }
 
 static void
@@ -247,7 +282,15 @@ audit_action (GSimpleAction *action,
               GVariant      *parameter,
               gpointer       user_data)
 {
-  gtk_window_present (GTK_WINDOW (ts_audit_window_new (GTK_APPLICATION (user_data))));
+  TsModelFile *model = active_model (GTK_APPLICATION (user_data));
+  g_autoptr(GFile) folder = checkpoint_folder (model);
+  TsAuditWindow *window = ts_audit_window_new (GTK_APPLICATION (user_data));
+
+  if (model != NULL && ts_model_file_get_format (model) == TS_FORMAT_GGUF)
+    ts_audit_window_set_files (window, NULL, ts_model_file_get_file (model));
+  else if (folder != NULL)
+    ts_audit_window_set_files (window, folder, NULL);
+  gtk_window_present (GTK_WINDOW (window));
 }
 
 static const GActionEntry app_actions[] = {

@@ -17,6 +17,7 @@
 #include "ts-application.h"
 #include "ts-audit-window.h"
 #include "ts-convert-wizard.h"
+#include "ts-window.h"
 
 static TsApplication *app;
 static char *fixture_dir;
@@ -683,6 +684,56 @@ test_wizard_stop_audit (void)
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
 }
 
+static gboolean
+window_shows_model (gpointer data)
+{
+  return ts_window_get_model (data) != NULL;
+}
+
+/* a window showing the model, the active one */
+static TsWindow *
+show_in_window (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  TsWindow *window = ts_window_new (TS_APPLICATION (app));
+
+  gtk_window_present (GTK_WINDOW (window));
+  ts_window_open (window, file);
+  ts_test_wait_until (window_shows_model, window, 20, path);
+  g_assert_true (gtk_application_get_active_window (GTK_APPLICATION (app)) == GTK_WINDOW (window));
+  return window;
+}
+
+static TsAuditWindow *find_audit_window (void);
+
+/* From a window that shows a checkpoint, Convert starts from its folder;
+ * from one that shows a GGUF, Audit has it as the file to check */
+static void
+test_from_open_model (void)
+{
+  g_autofree char *base = g_path_get_basename (converted_path);
+  TsWindow *window = show_in_window (sample_dir);
+  TsConvertWizard *wizard;
+  TsAuditWindow *audit;
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "convert", NULL);
+  wizard = TS_CONVERT_WIZARD (ts_test_find_toplevel (TS_TYPE_CONVERT_WIZARD));
+  g_assert_nonnull (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the source scan");
+  g_assert_null (ts_convert_wizard_get_problem (wizard));
+  g_assert_true (ts_convert_wizard_can_go_next (wizard));
+  gtk_window_destroy (GTK_WINDOW (wizard));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  window = show_in_window (converted_path);
+  g_action_group_activate_action (G_ACTION_GROUP (app), "audit", NULL);
+  audit = find_audit_window ();
+  g_assert_nonnull (audit);
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (audit), base));
+  gtk_window_destroy (GTK_WINDOW (audit));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static TsAuditWindow *
 find_audit_window (void)
 {
@@ -856,6 +907,7 @@ main (int   argc,
   g_test_add_func ("/wizard/broken-source", test_wizard_broken_source);
   g_test_add_func ("/wizard/target-checks", test_wizard_target_checks);
   g_test_add_func ("/wizard/stop-audit", test_wizard_stop_audit);
+  g_test_add_func ("/wizard/from-open-model", test_from_open_model);
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
 
