@@ -511,6 +511,47 @@ on_sort_pending (TsTensorTable *self)
     show_new_order (self);
 }
 
+/* From the filter box (Down, or Enter) to the first match: selected,
+ * shown and focused. The list view's own move from outside would land on
+ * the row it last had focus on, whatever the filter left there. */
+static gboolean
+focus_first_row (TsTensorTable *self)
+{
+  GtkWidget *list_view = find_list_view (GTK_WIDGET (self->column_view));
+  GtkWidget *row;
+
+  if (ts_tensor_table_get_n_rows (self) == 0 || list_view == NULL)
+    return FALSE;
+  gtk_single_selection_set_selected (self->selection, 0);
+  scroll_to_row (self, 0);
+  /* at the top, the list view's first child is row 0. From GTK 4.10 on,
+   * a row that takes the focus is where the arrow keys go on from; 4.8's
+   * list view keeps the row it had for that. */
+  row = gtk_widget_get_first_child (list_view);
+  if (row == NULL || !gtk_widget_grab_focus (row))
+    gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+  return TRUE;
+}
+
+static gboolean
+on_search_key_pressed (TsTensorTable         *self,
+                       guint                  keyval,
+                       guint                  keycode,
+                       GdkModifierType        state,
+                       GtkEventControllerKey *key)
+{
+  if ((keyval != GDK_KEY_Down && keyval != GDK_KEY_KP_Down) ||
+      (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)))
+    return FALSE;
+  return focus_first_row (self);
+}
+
+static void
+on_search_activate (TsTensorTable *self)
+{
+  focus_first_row (self);
+}
+
 void
 ts_tensor_table_select_tensor (TsTensorTable *self,
                                TsTensor      *tensor)
@@ -692,6 +733,16 @@ ts_tensor_table_init (TsTensorTable *self)
   g_signal_connect_object (self->selection, "notify::selected",
                            G_CALLBACK (on_selected), self, G_CONNECT_SWAPPED);
 
+  {
+    GtkEventController *key = gtk_event_controller_key_new ();
+
+    gtk_event_controller_set_name (key, "down-to-rows");
+    gtk_event_controller_set_propagation_phase (key, GTK_PHASE_CAPTURE);
+    g_signal_connect_object (key, "key-pressed", G_CALLBACK (on_search_key_pressed), self, G_CONNECT_SWAPPED);
+    gtk_widget_add_controller (GTK_WIDGET (self->search_entry), key);
+    g_signal_connect_object (self->search_entry, "activate", G_CALLBACK (on_search_activate), self,
+                             G_CONNECT_SWAPPED);
+  }
   {
     GtkEventController *key = gtk_event_controller_key_new ();
 

@@ -765,6 +765,69 @@ test_changed_on_disk (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static GtkEventController *
+find_controller (GtkWidget  *widget,
+                 const char *name)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (g_strcmp0 (gtk_event_controller_get_name (c), name) == 0)
+        return c;
+    }
+  return NULL;
+}
+
+/* Down in the filter box goes to the first match (the list view alone went
+ * back to the row it last had focus on: the 4th of 4 matches). GTK 4.8's
+ * list view keeps its own idea of the focus row for the next arrow key;
+ * newer GTK takes it from the focused row. */
+static void
+test_down_from_filter (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsTensorTable *table = ts_window_get_tensor_table (window);
+  GtkWidget *view = ts_test_find_descendant (GTK_WIDGET (table), GTK_TYPE_COLUMN_VIEW);
+  GtkWidget *list = ts_test_find_descendant (view, GTK_TYPE_LIST_VIEW);
+  GtkWidget *entry = ts_test_find_descendant (GTK_WIDGET (table), GTK_TYPE_SEARCH_ENTRY);
+  GtkSingleSelection *selection = GTK_SINGLE_SELECTION (ts_tensor_table_get_selection (table));
+  GtkEventController *key = find_controller (entry, "down-to-rows");
+  gboolean handled = FALSE;
+  GtkWidget *focus;
+
+  g_assert_nonnull (key);
+  /* the list's focus row, somewhere down */
+  gtk_widget_grab_focus (view);
+  for (guint i = 0; i < 6; i++)
+    gtk_widget_child_focus (list, GTK_DIR_DOWN);
+  ts_test_run_for (100);
+  g_assert_cmpuint (gtk_single_selection_get_selected (selection), >=, 3);
+
+  ts_tensor_table_set_filter_text (table, "blk.3.ffn_");
+  wait_for_rows (table);
+  g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, 4);
+  gtk_widget_grab_focus (entry);
+  g_signal_emit_by_name (key, "key-pressed", GDK_KEY_Down, 0, 0, &handled);
+  g_assert_true (handled);
+  ts_test_run_for (100);
+  g_assert_cmpuint (gtk_single_selection_get_selected (selection), ==, 0);
+  /* the focus is on the first row (the list view's first child at the top) */
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_nonnull (focus);
+  g_assert_true (focus == gtk_widget_get_first_child (list) ||
+                 gtk_widget_is_ancestor (focus, gtk_widget_get_first_child (list)));
+
+  /* Enter in the filter box does the same */
+  gtk_widget_grab_focus (entry);
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_cmpuint (gtk_single_selection_get_selected (selection), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_zoom (void)
 {
@@ -1217,6 +1280,7 @@ main (int   argc,
   g_test_add_func ("/window/sort-scroll", test_sort_scroll);
   g_test_add_func ("/window/selection-sync", test_selection_sync);
   g_test_add_func ("/window/changed-on-disk", test_changed_on_disk);
+  g_test_add_func ("/window/down-from-filter", test_down_from_filter);
   g_test_add_func ("/window/zoom", test_zoom);
   g_test_add_func ("/window/metadata", test_metadata);
   g_test_add_func ("/window/hostile", test_hostile);
