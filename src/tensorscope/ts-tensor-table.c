@@ -524,7 +524,7 @@ focus_first_row (TsTensorTable *self)
     return FALSE;
   gtk_single_selection_set_selected (self->selection, 0);
   scroll_to_row (self, 0);
-  /* at the top, the list view's first child is row 0. From GTK 4.10 on,
+  /* at the top, the list view's first child is row 0. In newer GTK
    * a row that takes the focus is where the arrow keys go on from; 4.8's
    * list view keeps the row it had for that. */
   row = gtk_widget_get_first_child (list_view);
