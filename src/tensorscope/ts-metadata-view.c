@@ -555,6 +555,43 @@ show_entry (TsMetadataView  *self,
     }
 }
 
+/* Ctrl+C in the table: the selected entry's whole value as text (an
+ * array: its items, one a line) */
+static void
+copy_value_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  TsMetadataView *self = TS_METADATA_VIEW (widget);
+  TsMetadataEntry *entry = gtk_single_selection_get_selected_item (self->selection);
+  g_autofree char *text = NULL;
+
+  if (entry == NULL)
+    return;
+  if (ts_metadata_entry_get_value_type (entry) == TS_VALUE_ARRAY)
+    {
+      guint64 n = ts_metadata_entry_get_array_length (entry);
+      GString *out = g_string_new (NULL);
+
+      for (guint64 i = 0; i < n; i++)
+        {
+          g_autoptr(TsMetadataEntry) item = ts_metadata_entry_get_item (entry, i);
+          g_autofree char *item_text = ts_metadata_entry_get_value_type (item) == TS_VALUE_STRING
+            ? ts_metadata_entry_dup_string (item)
+            : ts_metadata_entry_to_string (item);
+
+          g_string_append (out, item_text);
+          g_string_append_c (out, '\n');
+        }
+      text = g_string_free (out, FALSE);
+    }
+  else if (ts_metadata_entry_get_value_type (entry) == TS_VALUE_STRING)
+    text = ts_metadata_entry_dup_string (entry);   /* valid UTF-8, as the clipboard wants */
+  else
+    text = ts_metadata_entry_to_string (entry);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
+}
+
 static void
 on_selection_changed (TsMetadataView *self)
 {
@@ -696,6 +733,11 @@ ts_metadata_view_class_init (TsMetadataViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_next_page);
   gtk_widget_class_bind_template_callback (widget_class, on_index_activate);
   gtk_widget_class_bind_template_callback (widget_class, on_item_search);
+
+  /* the search box and the value's text take Ctrl+C first, for their selection */
+  gtk_widget_class_install_action (widget_class, "metadata.copy-value", NULL, copy_value_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK,
+                                       "metadata.copy-value", NULL);
 
   gtk_widget_class_set_css_name (widget_class, "metadataview");
 }

@@ -871,6 +871,23 @@ test_zoom (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* the text this process put on @widget's clipboard */
+static char *
+clipboard_text (GtkWidget *widget)
+{
+  GdkContentProvider *content = gdk_clipboard_get_content (gtk_widget_get_clipboard (widget));
+  GValue value = G_VALUE_INIT;
+  char *text = NULL;
+
+  if (content == NULL)
+    return NULL;
+  g_value_init (&value, G_TYPE_STRING);
+  if (gdk_content_provider_get_value (content, &value, NULL))
+    text = g_value_dup_string (&value);
+  g_value_unset (&value);
+  return text;
+}
+
 static void
 test_metadata (void)
 {
@@ -895,6 +912,31 @@ test_metadata (void)
 
   g_assert_true (ts_metadata_view_select_key (view, "tokenizer.chat_template"));
   save_screenshot (GTK_WIDGET (window), "metadata-template.png");
+
+  /* Ctrl+C copies the whole value: a string as it is, an array a line an item */
+  gtk_widget_activate_action (GTK_WIDGET (view), "metadata.copy-value", NULL);
+  {
+    g_autofree char *text = clipboard_text (GTK_WIDGET (view));
+
+    g_assert_nonnull (text);
+    g_assert_true (g_str_has_prefix (text, "{{- bos_token }}\n{%- if custom_tools is defined %}"));
+    g_assert_true (g_str_has_suffix (text, "{%- endif %}\n"));
+  }
+  g_assert_true (ts_metadata_view_select_key (view, "llama.block_count"));
+  gtk_widget_activate_action (GTK_WIDGET (view), "metadata.copy-value", NULL);
+  {
+    g_autofree char *text = clipboard_text (GTK_WIDGET (view));
+
+    g_assert_cmpstr (text, ==, "4");
+  }
+  g_assert_true (ts_metadata_view_select_key (view, "tokenizer.ggml.merges"));
+  gtk_widget_activate_action (GTK_WIDGET (view), "metadata.copy-value", NULL);
+  {
+    g_autofree char *text = clipboard_text (GTK_WIDGET (view));
+    g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+    g_assert_cmpuint (g_strv_length (lines), ==, N_MERGES + 1);   /* and the last newline */
+  }
 
   g_assert_true (ts_metadata_view_select_key (view, "tokenizer.ggml.tokens"));
   g_assert_cmpuint (ts_metadata_view_get_page_start (view), ==, 0);
