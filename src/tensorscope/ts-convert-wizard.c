@@ -114,6 +114,7 @@ struct _TsConvertWizard
   GtkListBox       *type_list;
   GtkEntry         *target_entry;
   GtkLabel         *target_warning_label;
+  GtkPaned         *preview_paned;
   GtkEntry         *name_entry;
   GtkEntry         *finetune_entry;
   GtkEntry         *size_label_entry;
@@ -1074,6 +1075,23 @@ plan_worker (GTask        *task,
   g_task_return_pointer (task, result, (GDestroyNotify) plan_result_free);
 }
 
+/* The diagram takes its natural height where the window has room, and
+ * at most 55 % of the page where it has not: a short window keeps rows of
+ * the tables in view, and the diagram scrolls. */
+static void
+on_preview_paned_resized (TsConvertWizard *self)
+{
+  GtkWidget *start = gtk_paned_get_start_child (self->preview_paned);
+  int height = gtk_widget_get_height (GTK_WIDGET (self->preview_paned));
+  int width = gtk_widget_get_width (GTK_WIDGET (self->preview_paned));
+  int natural = 0;
+
+  if (start == NULL || height <= 0 || width <= 0)
+    return;
+  gtk_widget_measure (start, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
+  gtk_paned_set_position (self->preview_paned, MIN (natural, height * 55 / 100));
+}
+
 static void
 on_layout_resize (TsConvertWizard *self,
                   int              width,
@@ -1086,7 +1104,10 @@ on_layout_resize (TsConvertWizard *self,
   ts_layout_allocate (self->layout, width);
   natural = (int) ceil (ts_layout_get_height (self->layout));
   if (natural != gtk_drawing_area_get_content_height (self->layout_area))
-    gtk_drawing_area_set_content_height (self->layout_area, natural);
+    {
+      gtk_drawing_area_set_content_height (self->layout_area, natural);
+      on_preview_paned_resized (self);
+    }
 }
 
 static void
@@ -2077,6 +2098,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   CHILD (type_list);
   CHILD (target_entry);
   CHILD (target_warning_label);
+  CHILD (preview_paned);
   CHILD (name_entry);
   CHILD (finetune_entry);
   CHILD (size_label_entry);
@@ -2108,6 +2130,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_layout_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, on_open_output);
   gtk_widget_class_bind_template_callback (widget_class, on_stop_audit);
+  gtk_widget_class_bind_template_callback (widget_class, on_preview_paned_resized);
   gtk_widget_class_bind_template_callback (widget_class, ts_convert_wizard_cancel_conversion);
 
   gtk_widget_class_install_action (widget_class, "wizard.next", NULL, next_action);
