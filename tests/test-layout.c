@@ -87,6 +87,13 @@ static const GgufTensor small_gguf[] = {
   { "blk.0.attn_norm.weight", 1, { 8 },     0, 8 * 4 },
 };
 
+/* output.weight between two tensors of layer 0, as a shard order can put it */
+static const GgufTensor split_layer_gguf[] = {
+  { "blk.0.attn_q.weight",    2, { 16, 16 }, 0, 16 * 16 * 4 },
+  { "output.weight",          2, { 16, 16 }, 0, 16 * 16 * 4 },
+  { "blk.0.ffn_up.weight",    2, { 16, 16 }, 0, 16 * 16 * 4 },
+};
+
 /* one large tensor next to tiny sections: the minimum-width case */
 static const GgufTensor big_gguf[] = {
   { "token_embd.weight",      2, { 1024, 512 }, 0, 1024 * 512 * 4 },
@@ -342,6 +349,55 @@ pixel_at_band (TsLayout           *layout,
            (int) (band->x + band->width / 2)] & 0xffffff;
   cairo_surface_destroy (surface);
   return rgb;
+}
+
+/* the colour drawn at (@x, @y) */
+static guint32
+pixel_at (TsLayout *layout,
+          double    x,
+          double    y)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 1000, 400);
+  cairo_t *cr = cairo_create (surface);
+  guint32 rgb;
+
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  ts_layout_draw (layout, cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  rgb = ((guint32 *) (gpointer) cairo_image_surface_get_data (surface))
+          [(int) y * cairo_image_surface_get_stride (surface) / 4 + (int) x] & 0xffffff;
+  cairo_surface_destroy (surface);
+  return rgb;
+}
+
+/* The layer bracket above the bars covers the layer's tensors only: not
+ * an output.weight that sits between two of them */
+static void
+test_layer_brackets (Fixture       *fx,
+                     gconstpointer  data)
+{
+  guint64 a, b, c;
+  g_autofree char *path = write_gguf (fx->dir, split_layer_gguf, G_N_ELEMENTS (split_layer_gguf),
+                                      &a, &b, &c);
+  g_autoptr(TsModelFile) model = ts_test_load_model (path);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  const TsLayoutBand *q, *output, *up;
+  double ruler_y;
+
+  ts_layout_set_view_range (layout, c, c + 3 * 1024);   /* the three tensors, wide */
+  ts_layout_allocate (layout, 1000);
+  q = find_tensor_band (layout, "blk.0.attn_q.weight");
+  output = find_tensor_band (layout, "output.weight");
+  up = find_tensor_band (layout, "blk.0.ffn_up.weight");
+  g_assert_cmpint (q->layer, ==, 0);
+  g_assert_cmpint (output->layer, <, 0);
+  g_assert_cmpint (up->layer, ==, 0);
+  ruler_y = q->y - 6;   /* inside the 15-pixel ruler just above the bars */
+  g_assert_cmphex (pixel_at (layout, q->x + q->width / 2, ruler_y), !=, 0xffffff);
+  g_assert_cmphex (pixel_at (layout, up->x + up->width / 2, ruler_y), !=, 0xffffff);
+  g_assert_cmphex (pixel_at (layout, output->x + output->width / 2, ruler_y), ==, 0xffffff);
 }
 
 /* On a dark ground the header takes a light grey: its near-black
@@ -882,6 +938,7 @@ main (int   argc,
   g_test_add_func ("/layout/roles", test_roles);
   g_test_add ("/layout/bands/gguf", Fixture, NULL, ts_test_dir_setup, test_gguf_bands, ts_test_dir_teardown);
   g_test_add ("/layout/dark-header", Fixture, NULL, ts_test_dir_setup, test_dark_header, ts_test_dir_teardown);
+  g_test_add ("/layout/layer-brackets", Fixture, NULL, ts_test_dir_setup, test_layer_brackets, ts_test_dir_teardown);
   g_test_add ("/layout/bands/safetensors", Fixture, NULL, ts_test_dir_setup, test_safetensors_bands, ts_test_dir_teardown);
   g_test_add ("/layout/tiling-min-width", Fixture, NULL, ts_test_dir_setup, test_tiling_and_min_width, ts_test_dir_teardown);
   g_test_add ("/layout/zoom", Fixture, NULL, ts_test_dir_setup, test_zoom_ranges, ts_test_dir_teardown);

@@ -1313,10 +1313,15 @@ place_tensors (TsLayout     *self,
     }
 }
 
+/* One bracket per run of a layer's tensors: a tensor of no layer between
+ * them (output.weight in a layer's midst) ends the run, so that no
+ * bracket spans a tensor that is not the layer's. */
 static void
 place_layers (TsLayout *self,
               Strip    *strip)
 {
+  gboolean in_run = FALSE;
+
   g_array_set_size (strip->layers, 0);
 
   for (guint i = 0; i < strip->n_tensors; i++)
@@ -1324,17 +1329,24 @@ place_layers (TsLayout *self,
       TsLayoutBand *t = &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + i);
       LayerSpan *last;
 
-      if (!t->visible || t->layer < 0)
+      if (!t->visible)
         continue;
+      if (t->layer < 0)
+        {
+          in_run = FALSE;
+          continue;
+        }
 
       last = strip->layers->len > 0
         ? &g_array_index (strip->layers, LayerSpan, strip->layers->len - 1) : NULL;
-      if (last != NULL && last->layer == t->layer)
+      in_run = in_run && last != NULL && last->layer == t->layer;
+      if (in_run)
         last->x1 = t->x + t->width;
       else
         {
           LayerSpan span = { t->layer, t->x, t->x + t->width };
           g_array_append_val (strip->layers, span);
+          in_run = TRUE;
         }
     }
 }
