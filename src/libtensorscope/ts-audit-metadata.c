@@ -130,6 +130,41 @@ check_per_layer_array (MetaContext     *ctx,
                               expected, n, origin);
 }
 
+/* The entry of @suffix, or NULL and a failed check saying what was
+ * expected; *@key and *@name are set either way. */
+static TsMetadataEntry *
+lookup_expected (MetaContext  *ctx,
+                 const char   *suffix,
+                 const char   *want_text,
+                 const char   *origin,
+                 char        **key,
+                 char        **name)
+{
+  TsMetadataEntry *entry = lookup (ctx, suffix, key);
+
+  *name = check_name (*key);
+  if (entry == NULL)
+    _ts_audit_report_add_check (ctx->report, *name, TS_AUDIT_FAIL,
+                                _("the GGUF has no %s; expected %s (%s)"), *key, want_text, origin);
+  return entry;
+}
+
+/* the check of a value found, as expected or not */
+static void
+report_value (MetaContext *ctx,
+              const char  *name,
+              gboolean     as_expected,
+              const char  *found_text,
+              const char  *want_text,
+              const char  *origin)
+{
+  if (as_expected)
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS, "%s (%s)", found_text, origin);
+  else
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                _("the GGUF says %s; expected %s (%s)"), found_text, want_text, origin);
+}
+
 static void
 check_uint_full (MetaContext *ctx,
                  const char  *suffix,
@@ -138,17 +173,13 @@ check_uint_full (MetaContext *ctx,
                  gboolean     per_layer)
 {
   g_autofree char *key = NULL;
-  TsMetadataEntry *entry = lookup (ctx, suffix, &key);
-  g_autofree char *name = check_name (key);
-  guint64 found;
+  g_autofree char *name = NULL;
+  g_autofree char *want_text = g_strdup_printf ("%" PRIu64, expected);
+  g_autofree char *found_text = NULL;
+  TsMetadataEntry *entry = lookup_expected (ctx, suffix, want_text, origin, &key, &name);
 
   if (entry == NULL)
-    {
-      _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  _("the GGUF has no %s; expected %" PRIu64 " (%s)"),
-                                  key, expected, origin);
-      return;
-    }
+    return;
   if (per_layer && ts_metadata_entry_get_value_type (entry) == TS_VALUE_ARRAY)
     {
       check_per_layer_array (ctx, entry, key, expected, origin);
@@ -156,14 +187,8 @@ check_uint_full (MetaContext *ctx,
     }
   if (!check_type (ctx, entry, key, TS_VALUE_UINT32))
     return;
-  found = ts_metadata_entry_get_uint64 (entry);
-  if (found == expected)
-    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
-                                _("%" PRIu64 " (%s)"), found, origin);
-  else
-    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                _("the GGUF says %" PRIu64 "; expected %" PRIu64 " (%s)"),
-                                found, expected, origin);
+  found_text = g_strdup_printf ("%" PRIu64, ts_metadata_entry_get_uint64 (entry));
+  report_value (ctx, name, ts_metadata_entry_get_uint64 (entry) == expected, found_text, want_text, origin);
 }
 
 static void
@@ -182,29 +207,18 @@ check_float (MetaContext *ctx,
              double       expected,
              const char  *origin)
 {
-  g_autofree char *key = NULL;
-  TsMetadataEntry *entry = lookup (ctx, suffix, &key);
-  g_autofree char *name = check_name (key);
   float want = (float) expected, found;
   g_autofree char *want_text = ts_format_float (want, TRUE);
   g_autofree char *found_text = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *name = NULL;
+  TsMetadataEntry *entry = lookup_expected (ctx, suffix, want_text, origin, &key, &name);
 
-  if (entry == NULL)
-    {
-      _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  _("the GGUF has no %s; expected %s (%s)"), key, want_text, origin);
-      return;
-    }
-  if (!check_type (ctx, entry, key, TS_VALUE_FLOAT32))
+  if (entry == NULL || !check_type (ctx, entry, key, TS_VALUE_FLOAT32))
     return;
   found = (float) ts_metadata_entry_get_double (entry);
   found_text = ts_format_float (found, TRUE);
-  if (ts_f32_bits (found) == ts_f32_bits (want))
-    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
-                                "%s (%s)", found_text, origin);
-  else
-    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                _("the GGUF says %s; expected %s (%s)"), found_text, want_text, origin);
+  report_value (ctx, name, ts_f32_bits (found) == ts_f32_bits (want), found_text, want_text, origin);
 }
 
 static void
@@ -213,27 +227,16 @@ check_bool (MetaContext *ctx,
             gboolean     expected,
             const char  *origin)
 {
-  g_autofree char *key = NULL;
-  TsMetadataEntry *entry = lookup (ctx, suffix, &key);
-  g_autofree char *name = check_name (key);
   const char *want = expected ? "true" : "false";
+  g_autofree char *key = NULL;
+  g_autofree char *name = NULL;
+  TsMetadataEntry *entry = lookup_expected (ctx, suffix, want, origin, &key, &name);
   gboolean found;
 
-  if (entry == NULL)
-    {
-      _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                  _("the GGUF has no %s; expected %s (%s)"), key, want, origin);
-      return;
-    }
-  if (!check_type (ctx, entry, key, TS_VALUE_BOOL))
+  if (entry == NULL || !check_type (ctx, entry, key, TS_VALUE_BOOL))
     return;
   found = ts_metadata_entry_get_boolean (entry);
-  if (found == expected)
-    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS, "%s (%s)", want, origin);
-  else
-    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
-                                _("the GGUF says %s; expected %s (%s)"),
-                                found ? "true" : "false", want, origin);
+  report_value (ctx, name, found == expected, found ? "true" : "false", want, origin);
 }
 
 static void

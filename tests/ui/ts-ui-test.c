@@ -140,54 +140,71 @@ ts_test_save_screenshot (GtkWidget  *widget,
   g_test_message ("screenshot: %s", path);
 }
 
-GtkWidget *
-ts_test_find_descendant (GtkWidget *widget,
-                         GType      type)
+typedef gboolean (*WidgetMatch) (GtkWidget     *widget,
+                                 gconstpointer  data);
+
+/* @widget or its first descendant (depth first) that @match takes; with
+ * @visible_only, hidden widgets and what they hold are passed over */
+static GtkWidget *
+find_widget (GtkWidget     *widget,
+             WidgetMatch    match,
+             gconstpointer  data,
+             gboolean       visible_only)
 {
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+  if (visible_only && !gtk_widget_get_visible (widget))
+    return NULL;
+  if (match (widget, data))
     return widget;
   for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
     {
-      GtkWidget *found = ts_test_find_descendant (c, type);
+      GtkWidget *found = find_widget (c, match, data, visible_only);
 
       if (found != NULL)
         return found;
     }
   return NULL;
+}
+
+static gboolean
+is_of_type (GtkWidget     *widget,
+            gconstpointer  data)
+{
+  return G_TYPE_CHECK_INSTANCE_TYPE (widget, GPOINTER_TO_SIZE (data));
+}
+
+static gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), data) == 0;
+}
+
+static gboolean
+is_label_with (GtkWidget     *widget,
+               gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
+GtkWidget *
+ts_test_find_descendant (GtkWidget *widget,
+                         GType      type)
+{
+  return find_widget (widget, is_of_type, GSIZE_TO_POINTER (type), FALSE);
 }
 
 GtkWidget *
 ts_test_find_button (GtkWidget  *widget,
                      const char *label)
 {
-  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = ts_test_find_button (c, label);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return find_widget (widget, is_button_labelled, label, FALSE);
 }
 
 GtkWidget *
 ts_test_find_label (GtkWidget  *widget,
                     const char *text)
 {
-  if (!gtk_widget_get_visible (widget))
-    return NULL;
-  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = ts_test_find_label (c, text);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return find_widget (widget, is_label_with, text, TRUE);
 }
 
 GtkWindow *
