@@ -589,6 +589,22 @@ test_dark_style (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static GtkEventController *
+find_controller (GtkWidget  *widget,
+                 const char *name)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (g_strcmp0 (gtk_event_controller_get_name (c), name) == 0)
+        return c;
+    }
+  return NULL;
+}
+
 /* one Tab leaves the tensor table, however many rows it has (GTK 4.8 moved
  * row by row) */
 static void
@@ -596,18 +612,10 @@ test_tab_leaves_table (void)
 {
   TsWindow *window = open_in_new_window (gguf_path);
   GtkWidget *view = ts_test_find_descendant (GTK_WIDGET (ts_window_get_tensor_table (window)), GTK_TYPE_COLUMN_VIEW);
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (view);
-  GtkEventController *key = NULL;
+  GtkEventController *key = find_controller (view, "leave-on-tab");
   GtkWidget *focus;
   gboolean handled = FALSE;
 
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
-
-      if (g_strcmp0 (gtk_event_controller_get_name (c), "leave-on-tab") == 0)
-        key = c;
-    }
   g_assert_nonnull (key);
 
   gtk_widget_grab_focus (view);
@@ -763,22 +771,6 @@ test_changed_on_disk (void)
   g_assert_nonnull (strstr (ts_window_get_error_message (window), "changing.gguf"));
 
   gtk_window_destroy (GTK_WINDOW (window));
-}
-
-static GtkEventController *
-find_controller (GtkWidget  *widget,
-                 const char *name)
-{
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
-
-      if (g_strcmp0 (gtk_event_controller_get_name (c), name) == 0)
-        return c;
-    }
-  return NULL;
 }
 
 /* Down in the filter box goes to the first match (the list view alone went
