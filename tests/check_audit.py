@@ -558,6 +558,26 @@ def tokenizer_cases(r, ck, ggufs):
             code == 0 and c and c["status"] == "warn" and "padding or added" in c["detail"],
             f"exit {code} {c}")
 
+    # beyond that pattern, the tokens llama.cpp acts on must keep their type:
+    # the BOS typed unused is no longer added; a header token the chat
+    # template writes, typed unused, is no longer recognised in a prompt
+    tokens = _strings(Gguf(ggufs["bf16"]), "tokenizer.ggml.tokens")
+    for what, text, expect in (("the BOS", "<|begin_of_text|>", "fail"),
+                               ("a chat template's header token", "<|start_header_id|>", "fail"),
+                               ("a reserved token", None, "warn")):
+        if text is None:
+            text = next(t for t in tokens if t.startswith("<|reserved_special_token_"))
+        tid = tokens.index(text)
+
+        def to_unused(raw, n, tid=tid):
+            assert type_of(raw, tid) == 3
+            struct.pack_into("<i", raw, 12 + 4 * tid, 5)
+        code, rep, err = r.audit(ck, tampered(f"token-type-unused-{tid}", set_types(to_unused)))
+        c = rep and check_named(rep, "metadata:tokenizer.ggml.token_type")
+        r.check(f"{what} ({text}) typed unused: {expect}",
+                c and c["status"] == expect and code == (1 if expect == "fail" else 0) and
+                (expect == "warn" or f"token {tid} (" in c["detail"]), f"exit {code} {c}")
+
     def no_types(g):
         g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.token_type"]
     # llama.cpp then types every token normal: no special tokens, no BOS

@@ -870,23 +870,94 @@ token_text (TsMetadataEntry *tokens,
   return quote (head ? head : text);
 }
 
+/* The tokens whose kind llama.cpp acts on: every special id, the source's
+ * or the GGUF's, and every added token a chat template writes
+ * (<|start_header_id|>, say). Their type must be what the source gives. */
+typedef struct
+{
+  GHashTable *ids;        /* special token ids, as GUINT_TO_POINTER (id + 1) */
+  GPtrArray  *templates;  /* the source's chat templates (borrowed strings) */
+} WorkingTokens;
+
+static void
+working_tokens_init (WorkingTokens  *w,
+                     TsGgufMetadata *md,
+                     TsModelFile    *target)
+{
+  g_autoptr(GListModel) wanted = ts_gguf_metadata_list_entries (md);
+  GListModel *lists[2] = { wanted, ts_model_file_get_metadata (target) };
+
+  w->ids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  w->templates = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+    for (guint i = 0; i < g_list_model_get_n_items (lists[l]); i++)
+      {
+        g_autoptr(TsMetadataEntry) e = g_list_model_get_item (lists[l], i);
+        const char *key = ts_metadata_entry_get_key (e);
+        TsValueType type = ts_metadata_entry_get_value_type (e);
+
+        if (g_str_has_prefix (key, "tokenizer.ggml.") && g_str_has_suffix (key, "_token_id") &&
+            type == TS_VALUE_UINT32)
+          g_hash_table_add (w->ids, GSIZE_TO_POINTER ((gsize) ts_metadata_entry_get_uint64 (e) + 1));
+        else if (l == 0 && g_str_has_prefix (key, "tokenizer.chat_template") && type == TS_VALUE_STRING)
+          g_ptr_array_add (w->templates, g_object_ref (e));
+      }
+}
+
+static void
+working_tokens_clear (WorkingTokens *w)
+{
+  g_clear_pointer (&w->ids, g_hash_table_unref);
+  g_clear_pointer (&w->templates, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (WorkingTokens, working_tokens_clear)
+
+static gboolean
+is_working_token (WorkingTokens *w,
+                  guint64        index,
+                  const char    *text,
+                  gsize          len)
+{
+  g_autofree char *needle = NULL;
+
+  if (g_hash_table_contains (w->ids, GSIZE_TO_POINTER ((gsize) index + 1)))
+    return TRUE;
+  if (len < 2 || memchr (text, 0, len) != NULL)
+    return FALSE;
+  needle = g_strndup (text, len);
+  for (guint i = 0; i < w->templates->len; i++)
+    {
+      gsize tlen;
+      const char *template = ts_metadata_entry_get_string (g_ptr_array_index (w->templates, i), &tlen);
+
+      if (g_strstr_len (template, (gssize) tlen, needle) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Token types that differ from what the converter writes today are a
- * warning when every difference is one older converters made (padding and
- * added tokens typed control, user-defined or unused): any other, a normal
- * token typed control for one, changes how llama.cpp tokenizes and
- * detokenizes, and fails. */
+ * warning when every difference is one older converters made: padding and
+ * added tokens typed user-defined (as converters did before mid-2024), or
+ * otherwise among control, user-defined and unused if the token is neither
+ * a special token nor one a chat template writes. Any other difference (a
+ * normal token typed control, the BOS typed unused) changes how llama.cpp
+ * tokenizes, detokenizes or starts and stops, and fails. */
 static void
 check_token_types (MetaContext     *ctx,
                    const char      *name,
                    TsMetadataEntry *entry,
                    TsMetadataEntry *want,
-                   TsMetadataEntry *want_tokens)
+                   TsMetadataEntry *want_tokens,
+                   TsGgufMetadata  *md)
 {
   const guint8 *have = int32_array (entry), *expect = int32_array (want);
   guint64 n = ts_metadata_entry_get_array_length (want);
   guint64 n_differ = 0;
   g_autofree char *how = describe_difference (entry, want);
   g_autofree char *count = NULL;
+  g_auto(WorkingTokens) working = { NULL, NULL };
 
   if (have == NULL || expect == NULL || ts_metadata_entry_get_array_length (entry) != n)
     {
@@ -894,13 +965,20 @@ check_token_types (MetaContext     *ctx,
                                   _("differs from the source tokenizer's: %s"), how);
       return;
     }
+  working_tokens_init (&working, md, ctx->target);
   for (guint64 i = 0; i < n; i++)
     {
       gint32 a = int32_item (have, i), b = int32_item (expect, i);
+      gsize len = 0;
+      const char *raw;
 
       if (a == b)
         continue;
-      if (!is_filing_type (a) || !is_filing_type (b))
+      raw = ts_metadata_entry_get_item_string (want_tokens, i, &len);
+      /* user-defined for control or unused: what converters before mid-2024
+       * wrote for every added and padding token */
+      if (!is_filing_type (a) || !is_filing_type (b) ||
+          (!(a == 4 && (b == 3 || b == 5)) && is_working_token (&working, i, raw, len)))
         {
           g_autofree char *text = token_text (want_tokens, i);
 
@@ -1131,7 +1209,7 @@ check_tokenizer (MetaContext *ctx)
             }
         }
       else if (g_str_equal (key, "tokenizer.ggml.token_type"))
-        check_token_types (ctx, name, entry, want, want_tokens);
+        check_token_types (ctx, name, entry, want, want_tokens, md);
       else
         {
           g_autofree char *how = describe_difference (entry, want);
