@@ -294,6 +294,25 @@ def our_converter_cases(r, ck):
         r.check(f"our converter {t}: audits clean", code == 0 and rep and rep["passed"], err or rep)
         r.check(f"our converter {t}: sizes sum exactly", rep and size_sums(rep))
 
+    # a pre-tokenizer only a name identifies (given with --tokenizer-pre): the
+    # audit cannot hold the name to the source, and says so with a warning
+    other = r.work / "ck-other-pre"
+    shutil.rmtree(other, ignore_errors=True)
+    shutil.copytree(ck, other)
+    tok = json.loads((other / "tokenizer.json").read_text(encoding="utf-8"))
+    tok["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": True},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}]}
+    (other / "tokenizer.json").write_text(json.dumps(tok), encoding="utf-8")
+    out = r.work / "ours-other-pre.gguf"
+    c = subprocess.run([r.cli, "convert", str(other), "-o", str(out), "--tokenizer-pre", "smollm",
+                        "--force"], capture_output=True, text=True)
+    r.check("a pre-tokenizer without a name: converts with --tokenizer-pre", c.returncode == 0, c.stderr)
+    code, rep, err = r.audit(other, out)
+    p = rep and check_named(rep, "metadata:tokenizer.ggml.pre")
+    r.check("a pre-tokenizer without a name: its name is a warning (not provable), the audit passes",
+            code == 0 and p and p["status"] == "warn" and "smollm" in p["detail"], f"exit {code} {p}")
+
 
 def expect_fail(r, name, source, gguf_path, predicate):
     code, rep, err = r.audit(source, gguf_path)
@@ -648,6 +667,41 @@ def tokenizer_cases(r, ck, ggufs):
     c = rep and check_named(rep, "metadata:tokenizer.ggml.padding_token_id")
     r.check("a padding id the source does not give, on a control token: a warning, the audit passes",
             code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
+    # an end-of-generation id on a control token llama.cpp does not end at
+    # (a reserved one): generation would stop there; on <|eot_id|>, which
+    # llama.cpp ends at by its text anyway, it changes nothing
+    toks = _strings(g0, "tokenizer.ggml.tokens")
+    reserved = toks.index(next(t for t in toks if t.startswith("<|reserved_special_token_")))
+    expect_fail(r, "an eot id the source does not give, on a reserved control token", ck,
+                tampered("eot-reserved", token_id("tokenizer.ggml.eot_token_id", reserved)), lambda rep: (
+                    "end generation" in check_named(rep, "metadata:tokenizer.ggml.eot_token_id")["detail"]))
+    code, rep, err = r.audit(ck, tampered("eot-eot", token_id("tokenizer.ggml.eot_token_id",
+                                                              toks.index("<|eot_id|>"))))
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.eot_token_id")
+    r.check("an eot id the source does not give, on <|eot_id|>: a warning, the audit passes",
+            code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
+    # flags the source does not give: llama.cpp's default passes, anything
+    # else changes how it tokenizes (an EOS after every prompt, a space
+    # prefix); suppressed tokens are never sampled
+    def flag(key, value):
+        def edit(g):
+            g.add_kv(key, T_BOOL, struct.pack("<B", value))
+        return edit
+    for key, value, expect in (("tokenizer.ggml.add_eos_token", 1, "fail"),
+                               ("tokenizer.ggml.add_space_prefix", 1, "fail"),
+                               ("tokenizer.ggml.add_space_prefix", 0, "pass")):
+        code, rep, err = r.audit(ck, tampered(f"flag-{key}-{value}", flag(key, value)))
+        c = rep and check_named(rep, f"metadata:{key}")
+        r.check(f"{key} = {bool(value)} where the source gives none: {expect}",
+                c and c["status"] == expect and code == (1 if expect == "fail" else 0), f"exit {code} {c}")
+
+    def suppress(g):
+        g.add_kv("tokenizer.ggml.suppress_tokens", T_ARRAY,
+                 struct.pack("<IQ", T_INT32, 2) + struct.pack("<ii", 300, 301))
+    expect_fail(r, "suppressed tokens the source does not give", ck, tampered("suppress", suppress),
+                lambda rep: check_named(rep, "metadata:tokenizer.ggml.suppress_tokens")["status"] == "fail")
 
     def no_add_bos(g):
         g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.add_bos_token"]

@@ -1017,15 +1017,45 @@ llama_cpp_default_flag (const char *key,
   if (g_str_equal (key, "tokenizer.ggml.add_bos_token"))
     *value = pre != NULL && g_strv_contains (bos_pres, pre);
   else if (g_str_equal (key, "tokenizer.ggml.add_eos_token") ||
-           g_str_equal (key, "tokenizer.ggml.add_sep_token"))
+           g_str_equal (key, "tokenizer.ggml.add_sep_token") ||
+           g_str_equal (key, "tokenizer.ggml.add_space_prefix"))
     *value = FALSE;
   else
     return FALSE;
   return TRUE;
 }
 
+/* the special ids llama.cpp adds to the tokens that end generation */
+static const char * const eog_keys[] = {
+  "tokenizer.ggml.eot_token_id", "tokenizer.ggml.eom_token_id",
+  "tokenizer.ggml.fim_rep_token_id", "tokenizer.ggml.fim_sep_token_id", NULL
+};
+
+/* Whether llama.cpp ends generation at token @id whatever the ids say: it
+ * takes these texts for end-of-generation tokens (llama-vocab.cpp) */
+static gboolean
+is_eog_by_text (TsMetadataEntry *tokens,
+                guint64          id)
+{
+  static const char * const texts[] = {
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+    "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+    "<｜end▁of▁sentence｜>", "[e~[", NULL
+  };
+  gsize len;
+  const char *raw = ts_metadata_entry_get_item_string (tokens, id, &len);
+
+  for (guint i = 0; texts[i] != NULL; i++)
+    if (strlen (texts[i]) == len && memcmp (texts[i], raw, len) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* A special token id the source does not give: pointing at a token of the
- * vocabulary's own (a word) it makes llama.cpp stop at, or hide, that word */
+ * vocabulary's own (a word) it makes llama.cpp stop at, or hide, that word;
+ * as an end-of-generation id, at any token llama.cpp does not already end
+ * generation at, it stops there */
 static void
 check_extra_token_id (MetaContext     *ctx,
                       TsMetadataEntry *entry,
@@ -1058,6 +1088,11 @@ check_extra_token_id (MetaContext     *ctx,
                                 _("%" PRIu64 " (\"%s\", a normal token of the vocabulary): the source's "
                                 "tokenizer files do not give this key, and llama.cpp would treat "
                                 "that token as special"), id, text);
+  else if (g_strv_contains (eog_keys, key) && !is_eog_by_text (want_tokens, id))
+    _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                _("%" PRIu64 " (\"%s\", a %s token): the source's tokenizer files do "
+                                "not give this key, and llama.cpp would end generation at that "
+                                "token"), id, text, token_type_name (type));
   else
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
                                 _("%" PRIu64 " (\"%s\", a %s token); the source's tokenizer files do "
@@ -1201,11 +1236,16 @@ check_tokenizer (MetaContext *ctx)
             {
               g_autofree char *text = value_text (want);
 
-              _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
-                                          pre_given && g_str_equal (key, "tokenizer.ggml.pre")
-                                          ? _("%s (the conversion's choice: the source's pre-tokenizer "
-                                              "has no name)")
-                                          : _("%s, as the source tokenizer gives"), text);
+              /* a name the audit cannot hold to the source: llama.cpp splits
+               * text by it, so it may be wrong unseen */
+              if (pre_given && g_str_equal (key, "tokenizer.ggml.pre"))
+                _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                                            _("%s: the source's pre-tokenizer has no name the audit "
+                                              "recognises, so it cannot tell whether llama.cpp splits "
+                                              "text as the source does"), text);
+              else
+                _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                            _("%s, as the source tokenizer gives"), text);
             }
         }
       else if (g_str_equal (key, "tokenizer.ggml.token_type"))
@@ -1230,6 +1270,7 @@ check_tokenizer (MetaContext *ctx)
         {
           g_autofree char *name = check_name (key);
           g_autofree char *text = value_text (entry);
+          gboolean dflt;
 
           if (g_str_has_prefix (key, "tokenizer.chat_template"))
             _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
@@ -1237,6 +1278,24 @@ check_tokenizer (MetaContext *ctx)
                                         "llama.cpp would offer"), text);
           else if (g_str_has_prefix (key, "tokenizer.ggml.") && g_str_has_suffix (key, "_token_id"))
             check_extra_token_id (ctx, entry, key, want_types, want_tokens);
+          else if (g_strcmp0 (want_model, "gpt2") == 0 && llama_cpp_default_flag (key, have_pre, &dflt))
+            {
+              /* llama.cpp would take its default without the key */
+              if (ts_metadata_entry_get_value_type (entry) == TS_VALUE_BOOL &&
+                  ts_metadata_entry_get_boolean (entry) == dflt)
+                _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                            _("%s: not in the source's tokenizer files, and what "
+                                              "llama.cpp takes without the key"), text);
+              else
+                _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                            _("%s: not in the source's tokenizer files, and not what "
+                                              "llama.cpp takes without the key, so it tokenizes or "
+                                              "detokenizes otherwise"), text);
+            }
+          else if (g_str_equal (key, "tokenizer.ggml.suppress_tokens"))
+            _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                        _("%s: not in the source's tokenizer files; llama.cpp's "
+                                          "samplers would never pick these tokens"), text);
           else
             _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
                                         _("%s; the source's tokenizer files do not give this key"),
