@@ -703,6 +703,25 @@ def tokenizer_cases(r, ck, ggufs):
     expect_fail(r, "suppressed tokens the source does not give", ck, tampered("suppress", suppress),
                 lambda rep: check_named(rep, "metadata:tokenizer.ggml.suppress_tokens")["status"] == "fail")
 
+    # general.sampling.*: llama-cli and llama-server sample with them by default
+    def set_temp(g):
+        _kv(g, "general.sampling.temp")[2] = struct.pack("<f", 1.5)
+    expect_fail(r, "general.sampling.temp changed", ck, tampered("temp", set_temp), lambda rep: (
+        check_named(rep, "metadata:general.sampling.temp")["status"] == "fail"))
+
+    def add_mirostat(g):
+        g.add_kv("general.sampling.mirostat", T_INT32, struct.pack("<i", 2))
+    expect_fail(r, "general.sampling.mirostat the source does not give", ck,
+                tampered("mirostat", add_mirostat), lambda rep: (
+                    check_named(rep, "metadata:general.sampling.mirostat")["status"] == "fail"))
+
+    def no_sampling(g):
+        g.kv = [e for e in g.kv if not e[0].startswith("general.sampling.")]
+    code, rep, err = r.audit(ck, tampered("no-sampling", no_sampling))
+    c = rep and check_named(rep, "metadata:general.sampling.temp")
+    r.check("no general.sampling keys (as older converters wrote): a warning, the audit passes",
+            code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
     def no_add_bos(g):
         g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.add_bos_token"]
     code, rep, err = r.audit(ck, tampered("no-add-bos", no_add_bos))

@@ -14,6 +14,7 @@
 
 #include "ts-side-file-private.h"
 #include "ts-audit-private.h"
+#include "ts-conversion-plan-private.h"
 #include "ts-file-part.h"
 #include "ts-gguf-metadata.h"
 #include "ts-hf-tokenizer.h"
@@ -1304,6 +1305,69 @@ check_tokenizer (MetaContext *ctx)
     }
 }
 
+/* general.sampling.*: llama-cli and llama-server take these for their
+ * sampling defaults (common_init_sampler_from_model), so each must be what
+ * generation_config.json gives. Older converters wrote none, so
+ * a missing one is a warning: llama.cpp's own defaults then apply. */
+static void
+check_sampling (MetaContext *ctx)
+{
+  g_autoptr(TsGgufMetadata) md = ts_gguf_metadata_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) want_bytes = NULL;
+  g_autoptr(GListModel) wanted = NULL;
+  GListModel *have = ts_model_file_get_metadata (ctx->target);
+
+  if (!_ts_sampling_add_metadata (ctx->dir, md, &error))
+    {
+      _ts_audit_report_add_check (ctx->report, "metadata:general.sampling", TS_AUDIT_WARN,
+                                  _("generation_config.json: %s; the sampling defaults are not "
+                                    "compared"), error->message);
+      return;
+    }
+  want_bytes = ts_gguf_metadata_get_bytes (md);
+  wanted = ts_gguf_metadata_list_entries (md);
+  for (guint i = 0; i < g_list_model_get_n_items (wanted); i++)
+    {
+      g_autoptr(TsMetadataEntry) want = g_list_model_get_item (wanted, i);
+      const char *key = ts_metadata_entry_get_key (want);
+      TsMetadataEntry *entry = ts_model_file_lookup_metadata (ctx->target, key);
+      g_autofree char *name = check_name (key);
+      g_autofree char *text = value_text (want);
+
+      if (entry == NULL)
+        _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
+                                    _("the GGUF has no %s: llama.cpp's own default applies, not "
+                                      "generation_config.json's %s"), key, text);
+      else if (entry_bytes_equal (ctx->target, entry, want_bytes, want))
+        _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
+                                    _("%s, as generation_config.json gives"), text);
+      else
+        {
+          g_autofree char *how = describe_difference (entry, want);
+
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                      _("%s: not generation_config.json's, and llama.cpp samples "
+                                        "with it by default"), how);
+        }
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (have); i++)
+    {
+      g_autoptr(TsMetadataEntry) entry = g_list_model_get_item (have, i);
+      const char *key = ts_metadata_entry_get_key (entry);
+
+      if (g_str_has_prefix (key, "general.sampling.") && !ts_gguf_metadata_contains (md, key))
+        {
+          g_autofree char *name = check_name (key);
+          g_autofree char *text = value_text (entry);
+
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+                                      _("%s: generation_config.json does not give it, and llama.cpp "
+                                        "samples with it by default"), text);
+        }
+    }
+}
+
 void
 _ts_audit_check_metadata (TsAuditReport    *report,
                           GFile            *dir,
@@ -1326,6 +1390,7 @@ _ts_audit_check_metadata (TsAuditReport    *report,
   check_special_token (&ctx, tcfg, tokenizer, "bos");
   check_special_token (&ctx, tcfg, tokenizer, "eos");
   check_chat_template (&ctx, tcfg);
+  check_sampling (&ctx);
   /* one parsed tokenizer.json at a time: a Llama 3 one takes ~100 MB */
   g_clear_object (&tok_parser);
   check_tokenizer (&ctx);

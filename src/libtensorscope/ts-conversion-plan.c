@@ -22,6 +22,7 @@
 
 #include "ts-side-file-private.h"
 #include "ts-conversion-plan.h"
+#include "ts-conversion-plan-private.h"
 #include "ts-error.h"
 #include "ts-hf-naming.h"
 #include "ts-hf-tokenizer.h"
@@ -575,9 +576,22 @@ resolve_auto (TsConversionPlan *self)
   return TS_OUTTYPE_F16;
 }
 
-/* general.sampling.* from generation_config.json, keys in the converter's order */
-static void
-add_sampling (TsConversionPlan *self)
+/**
+ * _ts_sampling_add_metadata:
+ * @dir: a checkpoint folder
+ * @md: where the keys go
+ * @error: return location for a #GError: generation_config.json there but
+ *   not readable (its message does not name the file)
+ *
+ * Adds general.sampling.* from @dir's generation_config.json, as llama.cpp's
+ * converter writes them, in its order. No file adds nothing.
+ *
+ * Returns: %FALSE if the file is there and cannot be read
+ */
+gboolean
+_ts_sampling_add_metadata (GFile           *dir,
+                           TsGgufMetadata  *md,
+                           GError         **error)
 {
   static const struct { const char *hf; const char *gguf; TsValueType type; } keys[] = {
     { "sequence", "general.sampling.sequence", TS_VALUE_STRING },
@@ -593,31 +607,28 @@ add_sampling (TsConversionPlan *self)
     { "mirostat_tau", "general.sampling.mirostat_tau", TS_VALUE_FLOAT32 },
     { "mirostat_eta", "general.sampling.mirostat_eta", TS_VALUE_FLOAT32 },
   };
-  g_autoptr(GFile) file = g_file_get_child (self->dir, "generation_config.json");
+  g_autoptr(GFile) file = g_file_get_child (dir, "generation_config.json");
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   g_autofree char *contents = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) local_error = NULL;
   JsonObject *obj;
   gsize len;
 
-  /* llama.cpp's converter stops on a generation_config.json it cannot
-   * read; a conversion goes on without its sampling defaults, and says so */
-  if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &error))
+  if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &local_error))
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        add_warning (self, _("generation_config.json: %s; its sampling defaults are left out"),
-                     error->message);
-      return;
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
     }
   if (_ts_json_check (contents, len, TS_JSON_MAX_VALUES, NULL) != TS_JSON_OK ||
-      !json_parser_load_from_data (parser, contents, (gssize) len, &error) ||
+      !json_parser_load_from_data (parser, contents, (gssize) len, &local_error) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
-      add_warning (self, _("generation_config.json is not a JSON object%s%s; its sampling "
-                           "defaults are left out"),
-                   error ? ": " : "", error ? error->message : "");
-      return;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("not a JSON object%s%s"),
+                   local_error ? ": " : "", local_error ? local_error->message : "");
+      return FALSE;
     }
   obj = json_node_get_object (json_parser_get_root (parser));
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
@@ -638,12 +649,25 @@ add_sampling (TsConversionPlan *self)
         continue;
       vt = json_node_get_value_type (node);
       if (keys[i].type == TS_VALUE_STRING && vt == G_TYPE_STRING)
-        ts_gguf_metadata_add_string (self->metadata, keys[i].gguf, json_node_get_string (node), origin);
+        ts_gguf_metadata_add_string (md, keys[i].gguf, json_node_get_string (node), origin);
       else if (keys[i].type == TS_VALUE_INT32 && vt == G_TYPE_INT64)
-        ts_gguf_metadata_add_int32 (self->metadata, keys[i].gguf, (gint32) json_node_get_int (node), origin);
+        ts_gguf_metadata_add_int32 (md, keys[i].gguf, (gint32) json_node_get_int (node), origin);
       else if (keys[i].type == TS_VALUE_FLOAT32 && (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64))
-        ts_gguf_metadata_add_float32 (self->metadata, keys[i].gguf, (float) json_node_get_double (node), origin);
+        ts_gguf_metadata_add_float32 (md, keys[i].gguf, (float) json_node_get_double (node), origin);
     }
+  return TRUE;
+}
+
+/* llama.cpp's converter stops on a generation_config.json it cannot read;
+ * a conversion goes on without its sampling defaults, and says so */
+static void
+add_sampling (TsConversionPlan *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!_ts_sampling_add_metadata (self->dir, self->metadata, &error))
+    add_warning (self, _("generation_config.json: %s; its sampling defaults are left out"),
+                 error->message);
 }
 
 static void
