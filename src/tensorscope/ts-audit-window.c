@@ -23,6 +23,7 @@ struct _TsAuditWindow
   TsModelFile    *target;
   TsAudit        *audit;           /* while running, for its progress */
   GCancellable   *cancellable;     /* the running audit; replaced by a new one */
+  GCancellable   *choosers;        /* the file choosers: only closing cancels them */
   char           *error_message;
   gboolean        choosing_target;
 
@@ -196,12 +197,21 @@ ts_audit_window_start (TsAuditWindow *self)
   load_next (self, self->cancellable);
 }
 
-static void
-on_back_clicked (TsAuditWindow *self)
+/* back to choosing the files, the audit stopped */
+void
+ts_audit_window_go_back (TsAuditWindow *self)
 {
+  g_return_if_fail (TS_IS_AUDIT_WINDOW (self));
+
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->audit);
   show_page (self, "choose");
+}
+
+static void
+on_back_clicked (TsAuditWindow *self)
+{
+  ts_audit_window_go_back (self);
 }
 
 static void
@@ -224,7 +234,8 @@ choose (TsAuditWindow     *self,
         gboolean           target)
 {
   self->choosing_target = target;
-  ts_file_chooser_run_async (GTK_WINDOW (self), mode, NULL, self->cancellable,
+  /* not the audit's cancellable, which Back cancels */
+  ts_file_chooser_run_async (GTK_WINDOW (self), mode, NULL, self->choosers,
                              file_chosen, g_object_ref (self));
 }
 
@@ -268,6 +279,7 @@ static gboolean
 ts_audit_window_close_request (GtkWindow *window)
 {
   g_cancellable_cancel (TS_AUDIT_WINDOW (window)->cancellable);
+  g_cancellable_cancel (TS_AUDIT_WINDOW (window)->choosers);
   return GTK_WINDOW_CLASS (ts_audit_window_parent_class)->close_request (window);
 }
 
@@ -278,8 +290,10 @@ ts_audit_window_dispose (GObject *object)
 
   /* closing the window stops its work */
   g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->choosers);
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_AUDIT_WINDOW);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->choosers);
   g_clear_object (&self->audit);
   g_clear_object (&self->source);
   g_clear_object (&self->target);
@@ -326,4 +340,5 @@ ts_audit_window_init (TsAuditWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
+  self->choosers = g_cancellable_new ();
 }

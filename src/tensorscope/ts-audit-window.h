@@ -26,6 +26,7 @@ void           ts_audit_window_set_files  (TsAuditWindow  *self,
                                            GFile          *target);
 /* loads both files and audits them on worker threads */
 void           ts_audit_window_start      (TsAuditWindow  *self);
+void           ts_audit_window_go_back    (TsAuditWindow  *self);
 /* "choose", "running", "result" or "error" */
 const char    *ts_audit_window_get_page   (TsAuditWindow  *self);
 const char    *ts_audit_window_get_error_message (TsAuditWindow *self);
