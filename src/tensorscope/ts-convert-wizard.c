@@ -942,6 +942,25 @@ on_type_row_activated (GtkListBox      *list,
   gtk_check_button_set_active (self->type_checks[type_rows[index]], TRUE);
 }
 
+/* The file the target field names: "~" is the home folder, and a name
+ * without a folder goes next to the checkpoint folder, where the default
+ * name does (the app's working folder means nothing to its user) */
+static GFile *
+target_from_text (TsConvertWizard *self,
+                  const char      *text)
+{
+  g_autoptr(GFile) parent = NULL;
+
+  if (text[0] == '\0')
+    return NULL;
+  if (g_str_equal (text, "~") || g_str_has_prefix (text, "~/"))
+    return g_file_new_build_filename (g_get_home_dir (), text + 1, NULL);
+  if (g_path_is_absolute (text) || self->source_dir == NULL)
+    return g_file_new_for_path (text);
+  parent = g_file_get_parent (self->source_dir);
+  return g_file_resolve_relative_path (parent != NULL ? parent : self->source_dir, text);
+}
+
 /* What the target path holds, said before Next: a file that will be
  * replaced (a warning), or what can never be written there (an error,
  * and no Next): a folder, a device, one of the checkpoint's own files, a
@@ -950,14 +969,21 @@ static void
 update_target_warning (TsConvertWizard *self)
 {
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->target_entry));
-  g_autoptr(GFile) file = text[0] != '\0' ? g_file_new_for_path (text) : NULL;
+  g_autoptr(GFile) file = target_from_text (self, text);
   g_autoptr(GFile) parent = file != NULL ? g_file_get_parent (file) : NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *message = NULL;
+  GFileType parent_type = G_FILE_TYPE_UNKNOWN;
 
   self->target_refused = FALSE;
   if (file == NULL)
     ;
+  else if (g_str_has_suffix (text, G_DIR_SEPARATOR_S))
+    {
+      /* a folder's name, the file's left out (the path itself drops the "/") */
+      self->target_refused = TRUE;
+      message = g_strdup (_("This names a folder: add the GGUF file's name"));
+    }
   else if (self->source_plan != NULL &&
            !ts_conversion_plan_check_target (self->source_plan, file, TRUE, &error))
     {
@@ -967,13 +993,19 @@ update_target_warning (TsConvertWizard *self)
   else if (g_file_query_exists (file, NULL))
     message = g_strdup (_("A file with this name exists. Converting will replace it."));
   else if (parent != NULL &&
-           g_file_query_file_type (parent, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+           (parent_type = g_file_query_file_type (parent, G_FILE_QUERY_INFO_NONE, NULL)) !=
+           G_FILE_TYPE_DIRECTORY)
     {
       g_autofree char *where = g_file_get_parse_name (parent);
 
       self->target_refused = TRUE;
-      message = g_strdup_printf (_("The folder %s does not exist."), where);
+      message = g_strdup_printf (parent_type == G_FILE_TYPE_UNKNOWN
+                                 ? _("The folder %s does not exist")
+                                 : _("%s is a file, not a folder"), where);
     }
+  else if (!g_str_has_suffix (text, ".gguf"))
+    message = g_strdup (_("The name does not end in .gguf, which file managers and llama.cpp's "
+                          "tools expect"));
 
   gtk_label_set_text (self->target_warning_label, message != NULL ? message : "");
   gtk_widget_set_visible (GTK_WIDGET (self->target_warning_label), message != NULL);
@@ -1267,7 +1299,7 @@ start_plan (TsConvertWizard *self)
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->target_entry));
 
   g_clear_object (&self->target);
-  self->target = g_file_new_for_path (text);
+  self->target = target_from_text (self, text);
 
   data->dir = g_object_ref (self->source_dir);
   ts_plan_options_init (&data->options);
@@ -1909,6 +1941,17 @@ ts_convert_wizard_get_target_message (TsConvertWizard *self)
   if (!gtk_widget_get_visible (GTK_WIDGET (self->target_warning_label)))
     return NULL;
   return gtk_label_get_text (self->target_warning_label);
+}
+
+/* the target as typed in the Options page's field */
+void
+ts_convert_wizard_set_target_text (TsConvertWizard *self,
+                                   const char      *text)
+{
+  g_return_if_fail (TS_IS_CONVERT_WIZARD (self));
+  g_return_if_fail (text != NULL);
+
+  gtk_editable_set_text (GTK_EDITABLE (self->target_entry), text);
 }
 
 GFile *

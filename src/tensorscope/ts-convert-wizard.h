@@ -45,6 +45,8 @@ void             ts_convert_wizard_set_outtype    (TsConvertWizard *self,
                                                    TsOutType        outtype);
 void             ts_convert_wizard_set_target     (TsConvertWizard *self,
                                                    GFile           *target);
+void             ts_convert_wizard_set_target_text (TsConvertWizard *self,
+                                                    const char      *text);
 GFile           *ts_convert_wizard_get_target     (TsConvertWizard *self);
 const char      *ts_convert_wizard_get_target_message (TsConvertWizard *self);
 TsLayout        *ts_convert_wizard_get_preview_layout (TsConvertWizard *self);

@@ -623,6 +623,62 @@ test_wizard_target_checks (void)
       if (i == 1)
         save_screenshot (GTK_WIDGET (wizard), "wizard-2-target-refused.png");
     }
+  /* as typed: a folder's name with its "/", a file where a folder should
+   * be, "~" for the home folder, a name alone next to the checkpoint
+   * folder, and a name without .gguf (a warning) */
+  {
+    g_autofree char *slash = g_strconcat (fixture_dir, "/new-folder/", NULL);
+    g_autofree char *under_file = g_build_filename (existing, "x.gguf", NULL);
+    g_autofree char *no_ext = g_build_filename (fixture_dir, "model-out", NULL);
+    const struct { const char *text; const char *word; gboolean next; } typed[] = {
+      { slash, "names a folder", FALSE },
+      { under_file, "is a file, not a folder", FALSE },
+      { "~/home-model.gguf", NULL, TRUE },
+      { "next-to-the-folder.gguf", NULL, TRUE },
+      { no_ext, "does not end in .gguf", TRUE },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (typed); i++)
+      {
+        const char *message;
+
+        ts_convert_wizard_set_target_text (wizard, typed[i].text);
+        message = ts_convert_wizard_get_target_message (wizard);
+        g_test_message ("%s: %s", typed[i].text, message);
+        if (typed[i].word == NULL)
+          g_assert_null (message);
+        else
+          g_assert_nonnull (strstr (message, typed[i].word));
+        g_assert_cmpint (ts_convert_wizard_can_go_next (wizard), ==, typed[i].next);
+      }
+    /* where "~" and a name alone lead */
+    ts_convert_wizard_set_target_text (wizard, "next-to-the-folder.gguf");
+    ts_convert_wizard_go_next (wizard);
+    ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+    {
+      g_autofree char *want = g_build_filename (fixture_dir, "next-to-the-folder.gguf", NULL);
+      g_autofree char *got = g_file_get_path (ts_convert_wizard_get_target (wizard));
+
+      g_assert_cmpstr (got, ==, want);
+    }
+    ts_convert_wizard_go_back (wizard);
+    ts_convert_wizard_set_target_text (wizard, "~/home-model.gguf");
+    ts_convert_wizard_go_next (wizard);
+    ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+    {
+      g_autofree char *want = g_build_filename (g_get_home_dir (), "home-model.gguf", NULL);
+      g_autofree char *got = g_file_get_path (ts_convert_wizard_get_target (wizard));
+
+      g_assert_cmpstr (got, ==, want);
+    }
+    ts_convert_wizard_go_back (wizard);
+    {
+      g_autoptr(GFile) back = g_file_new_for_path (existing);
+
+      ts_convert_wizard_set_target (wizard, back);
+    }
+  }
+
   /* the preview names the file it will write */
   ts_convert_wizard_go_next (wizard);
   ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
