@@ -1044,7 +1044,9 @@ target_chosen (GObject      *object,
 static void
 on_choose_target (TsConvertWizard *self)
 {
-  g_autofree char *name = g_path_get_basename (gtk_editable_get_text (GTK_EDITABLE (self->target_entry)));
+  /* the chooser starts in the target's folder, with its name */
+  g_autoptr(GFile) target = target_from_text (self, gtk_editable_get_text (GTK_EDITABLE (self->target_entry)));
+  g_autofree char *name = target != NULL ? g_file_get_path (target) : NULL;
 
   ts_file_chooser_run_async (GTK_WINDOW (self), TS_FILE_CHOOSER_SAVE_GGUF, name, NULL,
                              target_chosen, g_object_ref (self));

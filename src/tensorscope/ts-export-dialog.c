@@ -254,6 +254,19 @@ on_export_clicked (TsExportDialog *self)
   if ((dot = strrchr (stem, '.')) != NULL && dot != stem)
     *dot = '\0';
   name = g_strdup_printf ("%s-layout.%s", stem, extensions[get_format (self)]);
+  /* beside the model: a file's folder, or the folder a checkpoint folder is in */
+  {
+    g_autoptr(GFile) folder = g_file_get_parent (ts_model_file_get_file (model));
+    g_autofree char *dir = folder != NULL ? g_file_get_path (folder) : NULL;
+
+    if (dir != NULL)
+      {
+        char *path = g_build_filename (dir, name, NULL);
+
+        g_free (name);
+        name = path;
+      }
+  }
 
   ts_file_chooser_run_async (GTK_WINDOW (self), TS_FILE_CHOOSER_SAVE_LAYOUT, name,
                              self->cancellable, file_chosen, g_object_ref (self));

@@ -25,6 +25,21 @@ title_for_mode (TsFileChooserMode mode)
     }
 }
 
+/* the folder of @initial_name when it is a path to one that exists: the
+ * chooser starts there, with the name alone in its name field */
+static GFile *
+initial_folder (const char *initial_name)
+{
+  g_autofree char *dir = NULL;
+
+  if (initial_name == NULL || !g_path_is_absolute (initial_name))
+    return NULL;
+  dir = g_path_get_dirname (initial_name);
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    return NULL;
+  return g_file_new_for_path (dir);
+}
+
 static GListStore *
 create_filters (TsFileChooserMode mode)
 {
@@ -144,7 +159,12 @@ ts_file_chooser_run_async (GtkWindow           *parent,
     gtk_file_dialog_select_folder (dialog, parent, cancellable, dialog_done, task);
   else
     {
-      gtk_file_dialog_set_initial_name (dialog, initial_name);
+      g_autoptr(GFile) folder = initial_folder (initial_name);
+      g_autofree char *name = initial_name ? g_path_get_basename (initial_name) : NULL;
+
+      if (folder != NULL)
+        gtk_file_dialog_set_initial_folder (dialog, folder);
+      gtk_file_dialog_set_initial_name (dialog, name);
       gtk_file_dialog_save (dialog, parent, cancellable, dialog_done, task);
     }
 }
@@ -278,7 +298,14 @@ ts_file_chooser_run_async (GtkWindow           *parent,
     }
 
   if (actions[mode] == GTK_FILE_CHOOSER_ACTION_SAVE && initial_name != NULL)
-    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), initial_name);
+    {
+      g_autoptr(GFile) folder = initial_folder (initial_name);
+      g_autofree char *name = g_path_get_basename (initial_name);
+
+      if (folder != NULL)
+        gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), folder, NULL);
+      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
+    }
 
   g_signal_connect (native, "response", G_CALLBACK (native_response), task);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));

@@ -22,7 +22,8 @@ typedef enum
 } TsFileChooserMode;
 
 /* GtkFileChooserNative on GTK 4.8, GtkFileDialog from 4.10 on. A dismissed
- * chooser finishes with G_IO_ERROR_CANCELLED. */
+ * chooser finishes with G_IO_ERROR_CANCELLED. @initial_name, for a save
+ * chooser: a file name, or an absolute path whose folder it starts in. */
 void   ts_file_chooser_run_async  (GtkWindow           *parent,
                                    TsFileChooserMode    mode,
                                    const char          *initial_name,
