@@ -72,6 +72,25 @@ find_empty_window (TsApplication *self)
   return NULL;
 }
 
+/* a window that shows @file already */
+static TsWindow *
+find_window_showing (TsApplication *self,
+                     GFile         *file)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
+    {
+      TsModelFile *model = TS_IS_WINDOW (l->data) ? ts_window_get_model (l->data) : NULL;
+
+      if (model != NULL && g_file_equal (ts_model_file_get_file (model), file))
+        return l->data;
+    }
+
+  return NULL;
+}
+
+/* Opens @file in the window that shows it already (read again: it may
+ * have changed, as after a conversion onto it), else in an empty window,
+ * else in a new one. */
 void
 ts_application_open_file (TsApplication *self,
                           GFile         *file)
@@ -81,7 +100,7 @@ ts_application_open_file (TsApplication *self,
   g_return_if_fail (TS_IS_APPLICATION (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  if (!(window = find_empty_window (self)))
+  if (!(window = find_window_showing (self, file)) && !(window = find_empty_window (self)))
     window = ts_window_new (self);
 
   ts_window_open (window, file);

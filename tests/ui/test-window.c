@@ -408,6 +408,18 @@ test_open_gguf (void)
   ts_window_show_view (window, "summary");
   save_screenshot (GTK_WIDGET (window), "summary.png");
 
+  /* the same file again (Open Output after a conversion onto it, a second
+   * double-click): the window that shows it, read again, no second one */
+  {
+    guint n_windows = g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)));
+    TsModelFile *before = ts_window_get_model (window);
+
+    ts_application_open_file (app, file);
+    g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, n_windows);
+    wait_for_page (window, "model");
+    g_assert_true (ts_window_get_model (window) != before);
+  }
+
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
