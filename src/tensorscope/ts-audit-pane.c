@@ -108,7 +108,12 @@ setup_cell (GtkSignalListItemFactory *factory,
     }
   else
     {
-      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+      /* a tensor name keeps its end (the role; the GGUF name says the
+       * layer), a transform its start ("permute-k(2 heads)") */
+      gtk_label_set_ellipsize (GTK_LABEL (label),
+                               g_strcmp0 (column->css_class, "tensor-name") == 0 ? PANGO_ELLIPSIZE_START
+                               : g_strcmp0 (column->css_class, "transform") == 0 ? PANGO_ELLIPSIZE_END
+                               : PANGO_ELLIPSIZE_MIDDLE);
       ts_label_add_full_text_tooltip (GTK_LABEL (label));
     }
   if (column->css_class != NULL)
@@ -259,7 +264,7 @@ build_columns (TsAuditPane *self)
   add_column (self->pairs_view, _("GGUF Tensor"),
               &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 0);
   add_column (self->pairs_view, _("Transform"),
-              &(Column) { pair_transform, NULL, NULL, FALSE, 0 }, FALSE, 0);
+              &(Column) { pair_transform, NULL, "transform", FALSE, 0 }, FALSE, 0);
   add_column (self->pairs_view, _("Result"),
               &(Column) { NULL, pair_status, NULL, FALSE, 0 }, FALSE, 100);
   add_column (self->pairs_view, _("Detail"),

@@ -941,6 +941,13 @@ test_audit_corrupted (void)
     g_assert_cmpuint (ts_audit_pair_get_n_mismatch (pair), >=, 1);
   }
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed.png");
+  /* a long source name keeps its end: the role (the GGUF name says the layer) */
+  {
+    GtkWidget *name = ts_test_find_label (GTK_WIDGET (pane), "model.layers.1.mlp.down_proj.weight");
+
+    g_assert_nonnull (name);
+    g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (name)), ==, PANGO_ELLIPSIZE_START);
+  }
   ts_audit_pane_show_view (pane, "checks");
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed-checks.png");
 
