@@ -652,6 +652,10 @@ scan_done (GObject      *object,
 
   scan_result_free (scan);
   end_busy (self);
+  /* a convertible source: Enter goes on to the options, not to another
+   * folder chooser (the focus sat on Choose Folder…) */
+  if (self->source_plan != NULL && self->page == PAGE_SOURCE)
+    gtk_widget_grab_focus (GTK_WIDGET (self->next_button));
 }
 
 void

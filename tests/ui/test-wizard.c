@@ -286,6 +286,8 @@ test_wizard_end_to_end (void)
   g_assert_nonnull (strstr (findings, "Weights: 2 Safetensors files"));
   g_assert_nonnull (strstr (findings, "Architecture: llama"));
   g_assert_nonnull (strstr (findings, "Source types: BF16"));
+  /* Enter goes on: the focus is on Next, not on Choose Folder… */
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (wizard)) == ts_test_find_button (GTK_WIDGET (wizard), "_Next"));
   save_screenshot (GTK_WIDGET (wizard), "wizard-1-source.png");
 
   /* 2. Options: a predicted size per output type, default name, naming */
