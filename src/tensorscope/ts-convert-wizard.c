@@ -1759,6 +1759,14 @@ on_stop_audit (TsConvertWizard *self)
   ts_convert_wizard_stop_audit (self);
 }
 
+/* the stopped audit, from the start */
+static void
+on_audit_again (TsConvertWizard *self)
+{
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->verify_stack), "stopped") == 0)
+    start_audit (self);
+}
+
 static void
 on_open_output (TsConvertWizard *self)
 {
@@ -2179,6 +2187,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_layout_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, on_open_output);
   gtk_widget_class_bind_template_callback (widget_class, on_stop_audit);
+  gtk_widget_class_bind_template_callback (widget_class, on_audit_again);
   gtk_widget_class_bind_template_callback (widget_class, on_preview_paned_resized);
   gtk_widget_class_bind_template_callback (widget_class, ts_convert_wizard_cancel_conversion);
 

@@ -747,6 +747,11 @@ test_wizard_stop_audit (void)
   g_assert_false (ts_convert_wizard_get_busy (wizard));
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
   save_screenshot (GTK_WIDGET (wizard), "wizard-5-audit-stopped.png");
+  /* Audit Now runs it after all, to its result */
+  g_signal_emit_by_name (ts_test_find_button (GTK_WIDGET (wizard), "_Audit Now"), "clicked");
+  g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "running");
+  ts_test_wait_until (on_verify_done, wizard, 60, "the audit started again");
+  g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "result");
   g_object_add_weak_pointer (G_OBJECT (wizard), (gpointer *) &wizard);
   ts_convert_wizard_go_next (wizard);   /* Done */
   ts_test_run_for (100);
