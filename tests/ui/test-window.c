@@ -1163,6 +1163,9 @@ test_export_dialog (void)
   ts_export_dialog_set_width (dialog, 1234);
   g_assert_true (g_str_has_prefix (ts_export_dialog_get_size_text (dialog), "1234 × "));
   g_assert_cmpint (g_ascii_strtoll (ts_export_dialog_get_size_text (dialog) + strlen ("1234 × "), NULL, 10), >, 0);
+  /* narrower than 400 pixels the labels would run into each other */
+  ts_export_dialog_set_width (dialog, 200);
+  g_assert_true (g_str_has_prefix (ts_export_dialog_get_size_text (dialog), "400 × "));
   ts_export_dialog_set_width (dialog, 1600);
   g_assert_true (g_str_has_prefix (ts_export_dialog_get_size_text (dialog), "1600 × "));
   save_screenshot (GTK_WIDGET (dialog), "export-dialog.png");
