@@ -220,7 +220,7 @@ _ts_gguf_skip_value (TsCursor     *c,
         c->pos = start;
         return fail (error, c, TS_FORMAT_ERROR_ARRAY_PAST_EOF,
                      _("array of %" PRIu64 " %s items cannot fit in the "
-                     "%" PRIu64 " bytes left"),
+                     "%" PRIu64 " bytes left (truncated download?)"),
                      count, ts_value_type_to_nick (elem_type), remaining (c));
       }
     if (elem_size)
@@ -271,14 +271,14 @@ read_header (TsGgufFile  *self,
     {
       c->pos = 8;
       return fail (error, c, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
-                   _("tensor count %" PRIu64 " cannot fit in the file"),
+                   _("tensor count %" PRIu64 " cannot fit in the file (truncated download?)"),
                    *n_tensors);
     }
   if (*n_kv > remaining (c) / 13)
     {
       c->pos = 16;
       return fail (error, c, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
-                   _("metadata count %" PRIu64 " cannot fit in the file"),
+                   _("metadata count %" PRIu64 " cannot fit in the file (truncated download?)"),
                    *n_kv);
     }
   return TRUE;
