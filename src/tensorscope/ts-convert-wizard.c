@@ -1114,7 +1114,7 @@ plan_worker (GTask        *task,
 }
 
 /* The diagram takes its natural height where the window has room, and
- * at most 55 % of the page where it has not: a short window keeps rows of
+ * at most 45 % of the page where it has not: a short window keeps rows of
  * the tables in view, and the diagram scrolls. */
 static void
 on_preview_paned_resized (TsConvertWizard *self)
@@ -1127,7 +1127,7 @@ on_preview_paned_resized (TsConvertWizard *self)
   if (start == NULL || height <= 0 || width <= 0)
     return;
   gtk_widget_measure (start, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
-  gtk_paned_set_position (self->preview_paned, MIN (natural, height * 55 / 100));
+  gtk_paned_set_position (self->preview_paned, MIN (natural, height * 45 / 100));
 }
 
 static void

@@ -152,7 +152,9 @@ setup_cell (GtkSignalListItemFactory *factory,
   GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  /* a key keeps both ends: "llama.attention.…_rms_epsilon" */
+  gtk_label_set_ellipsize (GTK_LABEL (label), GPOINTER_TO_UINT (user_data) == CELL_KEY
+                                              ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_END);
   if (GPOINTER_TO_UINT (user_data) == CELL_VALUE)
     gtk_widget_add_css_class (label, "metadata-value");
   else if (GPOINTER_TO_UINT (user_data) == CELL_TYPE)
