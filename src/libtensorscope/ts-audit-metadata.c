@@ -876,8 +876,8 @@ token_text (TsMetadataEntry *tokens,
  * (<|start_header_id|>, say). Their type must be what the source gives. */
 typedef struct
 {
-  GHashTable *ids;        /* special token ids, as GUINT_TO_POINTER (id + 1) */
-  GPtrArray  *templates;  /* the source's chat templates (borrowed strings) */
+  GHashTable *ids;        /* special token ids, as GSIZE_TO_POINTER (id + 1) */
+  GPtrArray  *templates;  /* the source's chat templates (their entries) */
 } WorkingTokens;
 
 static void
@@ -960,7 +960,8 @@ check_token_types (MetaContext     *ctx,
   g_autofree char *count = NULL;
   g_auto(WorkingTokens) working = { NULL, NULL };
 
-  if (have == NULL || expect == NULL || ts_metadata_entry_get_array_length (entry) != n)
+  if (have == NULL || expect == NULL || ts_metadata_entry_get_array_length (entry) != n ||
+      want_tokens == NULL || ts_metadata_entry_get_array_length (want_tokens) < n)
     {
       _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
                                   _("differs from the source tokenizer's: %s"), how);
@@ -1026,30 +1027,56 @@ llama_cpp_default_flag (const char *key,
   return TRUE;
 }
 
-/* the special ids llama.cpp adds to the tokens that end generation */
-static const char * const eog_keys[] = {
-  "tokenizer.ggml.eot_token_id", "tokenizer.ggml.eom_token_id",
-  "tokenizer.ggml.fim_rep_token_id", "tokenizer.ggml.fim_sep_token_id", NULL
+/* The special ids llama.cpp adds to the tokens that end generation, and
+ * the texts it finds each one by when the GGUF does not give it
+ * (llama-vocab.cpp): an id pointing at such a token changes nothing. */
+static const struct
+{
+  const char *key;
+  const char *texts[12];
+} eog_ids[] = {
+  { "tokenizer.ggml.eot_token_id", { "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
+    "<|endoftext|>", "<|end_of_text|>", "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>",
+    "<end_of_utterance>", NULL } },
+  { "tokenizer.ggml.eom_token_id", { "<|eom_id|>", NULL } },
+  { "tokenizer.ggml.fim_pad_token_id", { "<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]", NULL } },
+  { "tokenizer.ggml.fim_rep_token_id", { "<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>",
+    "<reponame>", NULL } },
+  { "tokenizer.ggml.fim_sep_token_id", { "<|file_sep|>", NULL } },
 };
 
-/* Whether llama.cpp ends generation at token @id whatever the ids say: it
- * takes these texts for end-of-generation tokens (llama-vocab.cpp) */
 static gboolean
-is_eog_by_text (TsMetadataEntry *tokens,
-                guint64          id)
+token_is_one_of (TsMetadataEntry   *tokens,
+                 guint64            id,
+                 const char * const *texts)
 {
-  static const char * const texts[] = {
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
-    "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
-    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
-    "<｜end▁of▁sentence｜>", "[e~[", NULL
-  };
   gsize len;
   const char *raw = ts_metadata_entry_get_item_string (tokens, id, &len);
 
   for (guint i = 0; texts[i] != NULL; i++)
     if (strlen (texts[i]) == len && memcmp (texts[i], raw, len) == 0)
       return TRUE;
+  return FALSE;
+}
+
+/* Whether @key makes token @id end generation where llama.cpp would not
+ * already: it ends at these texts whatever the ids say, and at the
+ * token it finds for the key by its text */
+static gboolean
+adds_eog (const char      *key,
+          TsMetadataEntry *tokens,
+          guint64          id)
+{
+  static const char * const always[] = {
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+    "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+    "<｜end▁of▁sentence｜>", "[e~[", NULL
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (eog_ids); i++)
+    if (g_str_equal (key, eog_ids[i].key))
+      return !token_is_one_of (tokens, id, always) && !token_is_one_of (tokens, id, eog_ids[i].texts);
   return FALSE;
 }
 
@@ -1089,7 +1116,7 @@ check_extra_token_id (MetaContext     *ctx,
                                 _("%" PRIu64 " (\"%s\", a normal token of the vocabulary): the source's "
                                 "tokenizer files do not give this key, and llama.cpp would treat "
                                 "that token as special"), id, text);
-  else if (g_strv_contains (eog_keys, key) && !is_eog_by_text (want_tokens, id))
+  else if (adds_eog (key, want_tokens, id))
     _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
                                 _("%" PRIu64 " (\"%s\", a %s token): the source's tokenizer files do "
                                 "not give this key, and llama.cpp would end generation at that "
@@ -1307,8 +1334,10 @@ check_tokenizer (MetaContext *ctx)
 
 /* general.sampling.*: llama-cli and llama-server take these for their
  * sampling defaults (common_init_sampler_from_model), so each must be what
- * generation_config.json gives. Older converters wrote none, so
- * a missing one is a warning: llama.cpp's own defaults then apply. */
+ * generation_config.json gives: another value fails. Older converters wrote
+ * none, so a missing one is a warning (llama.cpp's own defaults apply), and
+ * so is an extra one (llama.cpp's converter takes them from a --metadata
+ * file too). */
 static void
 check_sampling (MetaContext *ctx)
 {
@@ -1361,7 +1390,9 @@ check_sampling (MetaContext *ctx)
           g_autofree char *name = check_name (key);
           g_autofree char *text = value_text (entry);
 
-          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_FAIL,
+          /* llama.cpp's converter also takes these from a --metadata
+           * file: the user's choice, which the source does not make */
+          _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_WARN,
                                       _("%s: generation_config.json does not give it, and llama.cpp "
                                         "samples with it by default"), text);
         }

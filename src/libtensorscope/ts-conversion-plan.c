@@ -658,8 +658,8 @@ _ts_sampling_add_metadata (GFile           *dir,
   return TRUE;
 }
 
-/* llama.cpp's converter stops on a generation_config.json it cannot read;
- * a conversion goes on without its sampling defaults, and says so */
+/* llama.cpp's converter passes over a generation_config.json it cannot
+ * read; a conversion goes on without its sampling defaults too, and says so */
 static void
 add_sampling (TsConversionPlan *self)
 {

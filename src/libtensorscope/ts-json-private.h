@@ -36,7 +36,7 @@ _ts_json_hex4 (const char *json,
 }
 
 /* The index of the quote that ends the string opening at @start (or @len
- * if it runs to the end), escapes skipped; *@bad is set to the index of
+ * or more if it runs to the end), escapes skipped; *@bad is set to the index of
  * the first escape json-glib cannot keep: \u0000 (it would end the string
  * there) or a lone surrogate (it would write bytes that are not UTF-8). */
 static inline gsize

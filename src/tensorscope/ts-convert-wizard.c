@@ -115,6 +115,7 @@ struct _TsConvertWizard
   GtkEntry         *target_entry;
   GtkLabel         *target_warning_label;
   GtkPaned         *preview_paned;
+  guint             divider_id;
   GtkEntry         *name_entry;
   GtkEntry         *finetune_entry;
   GtkEntry         *size_label_entry;
@@ -266,13 +267,15 @@ update_navigation (TsConvertWizard *self)
   };
   g_autofree char *subtitle = NULL;
   const char *next_label;
+  gboolean replaces;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "wizard.next", can_go_next (self));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "wizard.back", can_go_back (self));
   gtk_spinner_set_spinning (self->busy_spinner, self->busy > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->busy_spinner), self->busy > 0);
 
-  if ((self->page == PAGE_PREVIEW || self->page == PAGE_CONVERT) && target_exists (self))
+  replaces = (self->page == PAGE_PREVIEW || self->page == PAGE_CONVERT) && target_exists (self);
+  if (replaces)
     next_label = _("_Replace");
   else if (self->page == PAGE_PREVIEW)
     next_label = _("_Convert");
@@ -284,7 +287,7 @@ update_navigation (TsConvertWizard *self)
     next_label = _("_Next");
   gtk_button_set_label (self->next_button, next_label);
   /* replacing a file is said in red on the button that does it */
-  if (g_str_equal (next_label, _("_Replace")))
+  if (replaces)
     {
       gtk_widget_remove_css_class (GTK_WIDGET (self->next_button), "suggested-action");
       gtk_widget_add_css_class (GTK_WIDGET (self->next_button), "destructive-action");
@@ -994,7 +997,7 @@ update_target_warning (TsConvertWizard *self)
       self->target_refused = TRUE;
       message = g_strdup (error->message);
     }
-  else if (g_file_query_exists (file, NULL))
+  else if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL) != G_FILE_TYPE_UNKNOWN)
     message = g_strdup (_("A file with this name exists. Converting will replace it."));
   else if (parent != NULL &&
            (parent_type = g_file_query_file_type (parent, G_FILE_QUERY_INFO_NONE, NULL)) !=
@@ -1116,18 +1119,29 @@ plan_worker (GTask        *task,
 /* The diagram takes its natural height where the window has room, and
  * at most 45 % of the page where it has not: a short window keeps rows of
  * the tables in view, and the diagram scrolls. */
-static void
-on_preview_paned_resized (TsConvertWizard *self)
+static gboolean
+place_preview_divider (gpointer user_data)
 {
+  TsConvertWizard *self = user_data;
   GtkWidget *start = gtk_paned_get_start_child (self->preview_paned);
   int height = gtk_widget_get_height (GTK_WIDGET (self->preview_paned));
   int width = gtk_widget_get_width (GTK_WIDGET (self->preview_paned));
   int natural = 0;
 
+  self->divider_id = 0;
   if (start == NULL || height <= 0 || width <= 0)
-    return;
+    return G_SOURCE_REMOVE;
   gtk_widget_measure (start, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
   gtk_paned_set_position (self->preview_paned, MIN (natural, height * 45 / 100));
+  return G_SOURCE_REMOVE;
+}
+
+/* after the allocation that changed the sizes, not inside it */
+static void
+on_preview_paned_resized (TsConvertWizard *self)
+{
+  if (self->divider_id == 0)
+    self->divider_id = g_idle_add (place_preview_divider, self);
 }
 
 static void
@@ -1273,6 +1287,8 @@ plan_done (GObject      *object,
     {
       /* an edit made the plan impossible: say so where it was made */
       gtk_label_set_text (self->target_warning_label, error->message);
+      gtk_widget_remove_css_class (GTK_WIDGET (self->target_warning_label), "warning");
+      gtk_widget_add_css_class (GTK_WIDGET (self->target_warning_label), "error");
       gtk_widget_set_visible (GTK_WIDGET (self->target_warning_label), TRUE);
       return;
     }
@@ -1800,6 +1816,8 @@ ts_convert_wizard_go_next (TsConvertWizard *self)
     {
     case PAGE_SOURCE:
       update_default_target (self);
+      /* the same text may name another case for another source */
+      update_target_warning (self);
       show_page (self, PAGE_OPTIONS);
       break;
     case PAGE_OPTIONS:
@@ -2084,6 +2102,7 @@ ts_convert_wizard_dispose (GObject *object)
   /* closing the wizard stops its work; the converter removes its file */
   self->closing = TRUE;
   cancel_all (self);
+  g_clear_handle_id (&self->divider_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_CONVERT_WIZARD);
 
   g_clear_object (&self->scan_cancellable);

@@ -557,8 +557,21 @@ show_entry (TsMetadataView  *self,
     }
 }
 
-/* Ctrl+C in the table: the selected entry's whole value as text (an
- * array: its items, one a line) */
+/* a value as text for the clipboard: a string as it is (made valid
+ * UTF-8), anything else as displayed */
+static char *
+copy_text (TsMetadataEntry *entry)
+{
+  return ts_metadata_entry_get_value_type (entry) == TS_VALUE_STRING
+         ? ts_metadata_entry_dup_string (entry) : ts_metadata_entry_to_string (entry);
+}
+
+/* The most items Ctrl+C copies of an array: more than any real vocabulary
+ * has, few enough that a hostile count cannot hold the window up */
+#define COPY_MAX_ITEMS 1048576
+
+/* Ctrl+C: the focused array item, from the items list; else the selected
+ * entry's whole value (an array, a line an item) */
 static void
 copy_value_action (GtkWidget  *widget,
                    const char *action_name,
@@ -566,31 +579,46 @@ copy_value_action (GtkWidget  *widget,
 {
   TsMetadataView *self = TS_METADATA_VIEW (widget);
   TsMetadataEntry *entry = gtk_single_selection_get_selected_item (self->selection);
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (widget));
   g_autofree char *text = NULL;
 
-  if (entry == NULL)
+  if (self->array != NULL && focus != NULL &&
+      (focus == GTK_WIDGET (self->item_list) || gtk_widget_is_ancestor (focus, GTK_WIDGET (self->item_list))))
+    {
+      guint pos = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (gtk_list_view_get_model (self->item_list)));
+      g_autoptr(TsMetadataEntry) item = NULL;
+
+      if (pos == GTK_INVALID_LIST_POSITION)
+        return;
+      item = ts_metadata_entry_get_item (self->array, self->page_start + pos);
+      text = copy_text (item);
+    }
+  else if (entry == NULL)
     return;
-  if (ts_metadata_entry_get_value_type (entry) == TS_VALUE_ARRAY)
+  else if (ts_metadata_entry_get_value_type (entry) == TS_VALUE_ARRAY)
     {
       guint64 n = ts_metadata_entry_get_array_length (entry);
       GString *out = g_string_new (NULL);
 
-      for (guint64 i = 0; i < n; i++)
+      for (guint64 i = 0; i < MIN (n, COPY_MAX_ITEMS); i++)
         {
           g_autoptr(TsMetadataEntry) item = ts_metadata_entry_get_item (entry, i);
-          g_autofree char *item_text = ts_metadata_entry_get_value_type (item) == TS_VALUE_STRING
-            ? ts_metadata_entry_dup_string (item)
-            : ts_metadata_entry_to_string (item);
+          g_autofree char *item_text = copy_text (item);
 
           g_string_append (out, item_text);
           g_string_append_c (out, '\n');
         }
+      if (n > COPY_MAX_ITEMS)
+        {
+          g_autofree char *more = ts_format_count (n - COPY_MAX_ITEMS);
+
+          /* Translators: the last line of a copied array cut short */
+          g_string_append_printf (out, _("… and %s more items, not copied\n"), more);
+        }
       text = g_string_free (out, FALSE);
     }
-  else if (ts_metadata_entry_get_value_type (entry) == TS_VALUE_STRING)
-    text = ts_metadata_entry_dup_string (entry);   /* valid UTF-8, as the clipboard wants */
   else
-    text = ts_metadata_entry_to_string (entry);
+    text = copy_text (entry);
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
 }
 

@@ -825,9 +825,12 @@ test_down_from_filter (void)
                  gtk_widget_is_ancestor (focus, gtk_widget_get_first_child (list)));
 
   /* Enter in the filter box does the same */
+  gtk_single_selection_set_selected (selection, 2);
   gtk_widget_grab_focus (entry);
   g_signal_emit_by_name (entry, "activate");
   g_assert_cmpuint (gtk_single_selection_get_selected (selection), ==, 0);
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (focus != NULL && gtk_widget_is_ancestor (focus, view));
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -947,6 +950,20 @@ test_metadata (void)
   ts_metadata_view_go_to_index (view, 1100);
   g_assert_cmpuint (ts_metadata_view_get_page_start (view), ==, 1000);
   save_screenshot (GTK_WIDGET (window), "metadata-array.png");
+  /* from the items list, Ctrl+C copies the item, not the whole array */
+  {
+    /* the items list: in the detail side of the view's paned */
+    GtkWidget *paned = ts_test_find_descendant (GTK_WIDGET (view), GTK_TYPE_PANED);
+    GtkWidget *items = ts_test_find_descendant (gtk_paned_get_end_child (GTK_PANED (paned)),
+                                                GTK_TYPE_LIST_VIEW);
+    g_autofree char *text = NULL;
+
+    g_assert_nonnull (items);
+    gtk_widget_grab_focus (items);
+    gtk_widget_activate_action (GTK_WIDGET (view), "metadata.copy-value", NULL);
+    text = clipboard_text (GTK_WIDGET (view));
+    g_assert_cmpstr (text, ==, "<|needle|>");
+  }
   ts_metadata_view_go_to_index (view, 5);
   g_assert_cmpuint (ts_metadata_view_get_page_start (view), ==, 0);
 

@@ -707,6 +707,14 @@ test_wizard_target_checks (void)
                     gtk_widget_get_height (paned));
     g_assert_cmpint (gtk_paned_get_position (GTK_PANED (paned)), <=,
                      gtk_widget_get_height (paned) * 45 / 100 + 1);
+    /* and the diagram would have taken more: the limit is what held it */
+    {
+      int natural = 0;
+
+      gtk_widget_measure (gtk_paned_get_start_child (GTK_PANED (paned)), GTK_ORIENTATION_VERTICAL,
+                          gtk_widget_get_width (paned), NULL, &natural, NULL, NULL);
+      g_assert_cmpint (natural, >, gtk_widget_get_height (paned) * 45 / 100 + 1);
+    }
     save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview-short.png");
   }
   ts_convert_wizard_go_back (wizard);
