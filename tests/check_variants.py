@@ -510,6 +510,9 @@ def main():
     expect_refusal("kv heads that do not fit k_proj",
                    variant("bad-kv", BASE, cfg(lambda c: c.__setitem__("num_key_value_heads", 1))),
                    "config.json implies")
+    expect_refusal("tie_word_embeddings that is not true or false (the fuzzer's find)",
+                   variant("tie-list", BASE, cfg(lambda c: c.__setitem__("tie_word_embeddings", [1, 2]))),
+                   "tie_word_embeddings\" must be true or false")
     expect_refusal("a layer past num_hidden_layers",
                    variant("extra-layer", BASE, cfg(lambda c: c.__setitem__("num_hidden_layers", 1))),
                    "no GGUF name")

@@ -419,8 +419,19 @@ parse_config (TsHfConfig  *config,
   }
 
   config->tie_word_embeddings_set = json_object_has_member (root, "tie_word_embeddings");
-  config->tie_word_embeddings = config->tie_word_embeddings_set &&
-    json_object_get_boolean_member_with_default (root, "tie_word_embeddings", FALSE);
+  if (config->tie_word_embeddings_set)
+    {
+      JsonNode *node = json_object_get_member (root, "tie_word_embeddings");
+
+      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+        config->tie_word_embeddings = json_node_get_boolean (node);
+      else if (!JSON_NODE_HOLDS_NULL (node))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("config.json: \"tie_word_embeddings\" must be true or false"));
+          return FALSE;
+        }
+    }
   config->bos_is_int = read_single_int (root, "bos_token_id", &config->bos_token_id);
   config->eos_is_int = read_single_int (root, "eos_token_id", &config->eos_token_id);
 

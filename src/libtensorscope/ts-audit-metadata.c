@@ -42,6 +42,31 @@ check_name (const char *key)
 
 /* ENTRY's value as text, at most 120 characters of it (a string in a
  * hostile file may be as long as the file) */
+/* @obj's member @name if it is a string, else NULL (json-glib's own
+ * accessors are criticals on a member of another kind: hostile input) */
+static const char *
+string_member (JsonObject *obj,
+               const char *name)
+{
+  JsonNode *node = json_object_get_member (obj, name);
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
+         ? json_node_get_string (node) : NULL;
+}
+
+static gboolean
+int_member (JsonObject *obj,
+            const char *name,
+            gint64     *out)
+{
+  JsonNode *node = json_object_get_member (obj, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return FALSE;
+  *out = json_node_get_int (node);
+  return TRUE;
+}
+
 static char *
 value_text (TsMetadataEntry *entry)
 {
@@ -594,12 +619,8 @@ find_added_token (JsonObject *tokenizer,
       if (!JSON_NODE_HOLDS_OBJECT (item))
         continue;
       tok = json_node_get_object (item);
-      if (g_strcmp0 (json_object_get_string_member_with_default (tok, "content", NULL), content) == 0 &&
-          json_object_has_member (tok, "id"))
-        {
-          *id = json_object_get_int_member (tok, "id");
-          return TRUE;
-        }
+      if (g_strcmp0 (string_member (tok, "content"), content) == 0 && int_member (tok, "id", id))
+        return TRUE;
     }
   return FALSE;
 }
@@ -667,8 +688,8 @@ expected_chat_template (GFile      *dir,
           JsonNode *item = json_array_get_element (list, i);
           JsonObject *o = JSON_NODE_HOLDS_OBJECT (item) ? json_node_get_object (item) : NULL;
 
-          if (o && g_strcmp0 (json_object_get_string_member_with_default (o, "name", NULL), "default") == 0)
-            return g_strdup (json_object_get_string_member_with_default (o, "template", NULL));
+          if (o && g_strcmp0 (string_member (o, "name"), "default") == 0)
+            return g_strdup (string_member (o, "template"));
         }
       return NULL;
     }
