@@ -332,25 +332,6 @@ test_gguf_bands (Fixture       *fx,
   g_assert_cmpuint (ts_layout_get_max_part_size (layout), ==, 928);
 }
 
-/* the colour drawn at the centre of @band */
-static guint32
-pixel_at_band (TsLayout           *layout,
-               const TsLayoutBand *band)
-{
-  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 1000, 400);
-  cairo_t *cr = cairo_create (surface);
-  guint32 rgb;
-
-  ts_layout_draw (layout, cr);
-  cairo_destroy (cr);
-  cairo_surface_flush (surface);
-  rgb = ((guint32 *) (gpointer) cairo_image_surface_get_data (surface))
-          [(int) (band->y + band->height / 2) * cairo_image_surface_get_stride (surface) / 4 +
-           (int) (band->x + band->width / 2)] & 0xffffff;
-  cairo_surface_destroy (surface);
-  return rgb;
-}
-
 /* the colour drawn at (@x, @y) */
 static guint32
 pixel_at (TsLayout *layout,
@@ -370,6 +351,14 @@ pixel_at (TsLayout *layout,
           [(int) y * cairo_image_surface_get_stride (surface) / 4 + (int) x] & 0xffffff;
   cairo_surface_destroy (surface);
   return rgb;
+}
+
+/* the colour drawn at the centre of @band */
+static guint32
+pixel_at_band (TsLayout           *layout,
+               const TsLayoutBand *band)
+{
+  return pixel_at (layout, band->x + band->width / 2, band->y + band->height / 2);
 }
 
 /* The layer bracket above the bars covers the layer's tensors only: not

@@ -251,12 +251,18 @@ can_go_back (TsConvertWizard *self)
     }
 }
 
-/* the conversion's target is there already: converting replaces it */
+/* something is at @file's path, a link to nothing included: converting
+ * there replaces it */
+static gboolean
+is_there (GFile *file)
+{
+  return g_file_query_file_type (file, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL) != G_FILE_TYPE_UNKNOWN;
+}
+
 static gboolean
 target_exists (TsConvertWizard *self)
 {
-  return self->target != NULL &&
-         g_file_query_file_type (self->target, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL) != G_FILE_TYPE_UNKNOWN;
+  return self->target != NULL && is_there (self->target);
 }
 
 static void
@@ -997,7 +1003,7 @@ update_target_warning (TsConvertWizard *self)
       self->target_refused = TRUE;
       message = g_strdup (error->message);
     }
-  else if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL) != G_FILE_TYPE_UNKNOWN)
+  else if (is_there (file))
     message = g_strdup (_("A file with this name exists. Converting will replace it."));
   else if (parent != NULL &&
            (parent_type = g_file_query_file_type (parent, G_FILE_QUERY_INFO_NONE, NULL)) !=
