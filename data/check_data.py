@@ -116,6 +116,12 @@ def main():
     st = types.get('application/x-safetensors')
     check(st is not None and [g.get('pattern') for g in st.findall(MIME_NS + 'glob')] ==
           ['*.safetensors'], 'no application/x-safetensors with *.safetensors')
+    idx = types.get('application/x-safetensors-index')
+    check(idx is not None and [g.get('pattern') for g in idx.findall(MIME_NS + 'glob')] ==
+          ['*.safetensors.index.json'],
+          'no application/x-safetensors-index with *.safetensors.index.json')
+    check(idx is not None and [c.get('type') for c in idx.findall(MIME_NS + 'sub-class-of')] ==
+          ['application/json'], 'the checkpoint index is not a sub-class of application/json')
 
     # GSettings schema and GResource prefix follow the app id
     schema = ET.parse(os.path.join(src, 'data', BASE_ID + '.gschema.xml')).getroot()

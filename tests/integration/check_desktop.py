@@ -4,10 +4,10 @@
 Installs the build into a temporary root (meson install --destdir), updates the
 MIME, desktop and schema caches there, then with XDG_DATA_DIRS pointing at it
 and a fresh HOME:
-- `gio mime` resolves application/x-gguf and application/x-safetensors to our
-  desktop file;
+- `gio mime` resolves application/x-gguf, application/x-safetensors and
+  application/x-safetensors-index to our desktop file;
 - GIO types a .gguf by its glob, and a GGUF with an unusual extension by its
-  "GGUF" magic;
+  "GGUF" magic; a model.safetensors.index.json is the index, not plain JSON;
 - `gio open FILE.gguf` (what a double-click does) starts the installed app and
   a window titled with the file name appears; the magic-typed file and
   `gio launch DESKTOP-FILE FILE.safetensors` (Exec=… %F) open windows in the
@@ -161,7 +161,8 @@ def main():
         env.pop('GIO_LAUNCHED_DESKTOP_FILE', None)
 
         # the MIME associations
-        for mime in ('application/x-gguf', 'application/x-safetensors'):
+        for mime in ('application/x-gguf', 'application/x-safetensors',
+                     'application/x-safetensors-index'):
             out = run(['gio', 'mime', mime], env=env).stdout
             first = out.splitlines()[0] if out else ''
             check(desktop_id in first, '`gio mime %s` defaults to %s: %r' % (mime, desktop_id, first))
@@ -174,8 +175,13 @@ def main():
         shutil.copy(args.gguf, gguf)
         shutil.copy(args.gguf, odd)
         shutil.copy(args.safetensors, st)
+        # a sharded checkpoint's index: JSON by content, ours by its name
+        index = os.path.join(files, 'model.safetensors.index.json')
+        with open(index, 'w') as f:
+            f.write('{"metadata": {}, "weight_map": {}}\n')
         for path, mime in ((gguf, 'application/x-gguf'), (odd, 'application/x-gguf'),
-                           (st, 'application/x-safetensors')):
+                           (st, 'application/x-safetensors'),
+                           (index, 'application/x-safetensors-index')):
             out = run(['gio', 'info', '-a', 'standard::content-type', path], env=env).stdout
             check('standard::content-type: ' + mime in out,
                   '%s is typed %s (%s)' % (os.path.basename(path), mime, out.strip().splitlines()[-1]))

@@ -289,6 +289,21 @@ test_empty (void)
    * the tests' XDG folders have none, the resources do */
   g_assert_true (gtk_icon_theme_has_icon (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
                                           APP_ID));
+  /* and it draws: the icons are SVG only, which needs gdk-pixbuf's SVG
+   * loader (librsvg2-common, only a Recommends of GTK in Debian) */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GdkPixbuf) icon = NULL;
+
+    icon = gdk_pixbuf_new_from_resource_at_scale (RESOURCE_PREFIX "/icons/scalable/apps/" APP_ID ".svg",
+                                                  64, 64, TRUE, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (gdk_pixbuf_get_width (icon), ==, 64);
+    icon = gdk_pixbuf_new_from_resource_at_scale (RESOURCE_PREFIX "/icons/symbolic/apps/" APP_ID "-symbolic.svg",
+                                                  16, 16, TRUE, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (gdk_pixbuf_get_height (icon), ==, 16);
+  }
 
   /* the Open menu starts with the application's Open Recent submenu */
   {
