@@ -90,7 +90,20 @@ typedef enum
   TS_JSON_NOT_STRICT,       /* a character JSON does not allow, or nested too deep */
   TS_JSON_TOO_MANY_VALUES,  /* more than the values asked for */
   TS_JSON_UNKEPT_ESCAPE,    /* a string holds \u0000 or a lone surrogate */
+  TS_JSON_TRAILING,         /* a second value after the document's own */
 } TsJsonCheck;
+
+static inline gboolean
+_ts_json_is_space (char ch)
+{
+  return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+static inline gboolean
+_ts_json_is_scalar_char (char ch)
+{
+  return g_ascii_isalnum (ch) || ch == '-' || ch == '+' || ch == '.';
+}
 
 /* The guard in front of json-glib, one linear scan without allocation:
  * outside strings, nothing but JSON's own characters, arrays and objects
@@ -98,25 +111,44 @@ typedef enum
  * (counted from the commas and brackets). json-glib also takes comments
  * and single-quoted strings, whose brackets this count cannot see, so
  * those are refused (a '[' after "/" "*" would otherwise recurse unseen).
- * No string may hold an escape json-glib cannot keep (\u0000, which would
- * cut the string short, or a lone surrogate): *@where (if given) is then
- * the index of its backslash. */
+ * json-glib also reads "{} {…}" as the first object and drops the rest,
+ * where Python's json and serde_json refuse the "extra data": a second
+ * value is refused, *@where (if given) its index. No string may hold an
+ * escape json-glib cannot keep (\u0000, which would cut the string short,
+ * or a lone surrogate): *@where (if given) is then the index of its
+ * backslash. *@negative_zero (if given) is the index of the first integer
+ * written "-0" (G_MAXSIZE if none), which serde_json reads as a float. */
 static inline TsJsonCheck
-_ts_json_check (const char *json,
-                gsize       len,
-                guint64     max_values,
-                gsize      *where)
+_ts_json_scan (const char *json,
+               gsize       len,
+               guint64     max_values,
+               gsize      *where,
+               gsize      *negative_zero)
 {
   guint depth = 0;
   guint64 values = 1;
   gsize bad = G_MAXSIZE;
+  gboolean root_done = FALSE;
 
+  if (negative_zero != NULL)
+    *negative_zero = G_MAXSIZE;
   for (gsize i = 0; i < len; i++)
     {
       char ch = json[i];
 
+      if (_ts_json_is_space (ch))
+        continue;
+      if (depth == 0 && root_done)
+        {
+          if (where != NULL)
+            *where = i;
+          return TS_JSON_TRAILING;
+        }
       if (ch == '"')
-        i = _ts_json_string_end (json, len, i, &bad);
+        {
+          i = _ts_json_string_end (json, len, i, &bad);
+          root_done = depth == 0;
+        }
       else if (ch == '[' || ch == '{')
         {
           if (++depth > TS_JSON_MAX_DEPTH)
@@ -126,16 +158,27 @@ _ts_json_check (const char *json,
         }
       else if (ch == ']' || ch == '}')
         {
-          if (depth > 0)
-            depth--;
+          if (depth > 0 && --depth == 0)
+            root_done = TRUE;
         }
       else if (ch == ',')
         {
           if (++values > max_values)
             return TS_JSON_TOO_MANY_VALUES;
         }
-      else if (!(g_ascii_isalnum (ch) || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
-                 ch == ':' || ch == '-' || ch == '+' || ch == '.'))
+      else if (_ts_json_is_scalar_char (ch))
+        {
+          gsize end = i + 1;
+
+          while (end < len && _ts_json_is_scalar_char (json[end]))
+            end++;
+          if (negative_zero != NULL && *negative_zero == G_MAXSIZE &&
+              end - i == 2 && ch == '-' && json[i + 1] == '0')
+            *negative_zero = i;
+          i = end - 1;
+          root_done = depth == 0;
+        }
+      else if (ch != ':')
         return TS_JSON_NOT_STRICT;
     }
   if (bad != G_MAXSIZE)
@@ -145,6 +188,15 @@ _ts_json_check (const char *json,
       return TS_JSON_UNKEPT_ESCAPE;
     }
   return TS_JSON_OK;
+}
+
+static inline TsJsonCheck
+_ts_json_check (const char *json,
+                gsize       len,
+                guint64     max_values,
+                gsize      *where)
+{
+  return _ts_json_scan (json, len, max_values, where, NULL);
 }
 
 /* the error for TS_JSON_UNKEPT_ESCAPE in the file @name (G_IO_ERROR_INVALID_DATA) */

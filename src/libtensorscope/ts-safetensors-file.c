@@ -431,12 +431,12 @@ parse_header_json (const char   *file_name,
   g_autoptr(GError) local_error = NULL;
   const char *bad = NULL;
   TsJsonCheck check;
-  gsize where = 0;
+  gsize where = 0, negative_zero;
 
   if (!g_utf8_validate_len (json, len, &bad))
     return fail_at (error, file_name, 8 + (bad - json), TS_FORMAT_ERROR_HEADER_NOT_UTF8,
                     _("the JSON header is not valid UTF-8"));
-  check = _ts_json_check (json, len, TS_JSON_MAX_HEADER_VALUES, &where);
+  check = _ts_json_scan (json, len, TS_JSON_MAX_HEADER_VALUES, &where, &negative_zero);
   if (check == TS_JSON_NOT_STRICT)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
                     _("the JSON header is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
@@ -449,6 +449,14 @@ parse_header_json (const char   *file_name,
     return fail_at (error, file_name, 8 + where, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
                     _("a string of the JSON header holds \\u0000 or an unpaired surrogate "
                     "(\\ud800–\\udfff), which cannot be kept as UTF-8 text"));
+  if (check == TS_JSON_TRAILING)
+    return fail_at (error, file_name, 8 + where, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
+                    _("the JSON header goes on after its object: a second JSON value starts here"));
+  /* serde_json reads -0 as a float, which no shape or offset may be */
+  if (negative_zero != G_MAXSIZE)
+    return fail_at (error, file_name, 8 + negative_zero, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
+                    _("the JSON header writes a number as -0, which the reference reader takes "
+                    "for a float, not an integer"));
   if (!check_duplicate_keys (json, len, file_name, 8, error))
     return FALSE;
   if (!json_parser_load_from_data (parser, json, (gssize) len, &local_error))
@@ -633,6 +641,9 @@ parse_index (GFile        *index_file,
     return fail_at (error, name, where, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("a string of the index holds \\u0000 or an unpaired surrogate "
                     "(\\ud800–\\udfff), which cannot be kept as UTF-8 text"));
+  if (check == TS_JSON_TRAILING)
+    return fail_at (error, name, where, TS_FORMAT_ERROR_INVALID_INDEX,
+                    _("the index goes on after its object: a second JSON value starts here"));
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("not valid JSON: %s"), local_error->message);
