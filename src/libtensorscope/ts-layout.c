@@ -15,8 +15,19 @@
 #include <cairo-svg.h>
 
 #include "ts-layout.h"
+#include "ts-report.h"
 
 /* an SVG number: two decimals and a dot whatever the locale */
+/* text for the SVG's XML: escaped, and without the control characters
+ * XML 1.0 does not allow in any form */
+static char *
+svg_escape (const char *text)
+{
+  g_autofree char *visible = ts_escape_controls (text);
+
+  return g_markup_escape_text (visible, -1);
+}
+
 static const char *
 svg_num (char   buf[G_ASCII_DTOSTR_BUF_SIZE],
          double v)
@@ -389,7 +400,7 @@ draw_text (TsLayout   *self,
   if (self->text_layer != NULL)
     {
       double dx = x, dy = y, dsize = size, dzero = 0;
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
+      g_autofree char *escaped = svg_escape (text);
       char bx[G_ASCII_DTOSTR_BUF_SIZE], by[G_ASCII_DTOSTR_BUF_SIZE], bs[G_ASCII_DTOSTR_BUF_SIZE];
 
       cairo_user_to_device (cr, &dx, &dy);
@@ -2153,9 +2164,9 @@ append_band_titles (TsLayout *layout,
       y = band->y * scale;
       w = band->width * scale;
       h = band->height * scale;
-      label = g_markup_escape_text (band->label, -1);
+      label = svg_escape (band->label);
       text = ts_layout_dup_band_description (layout, band);
-      desc = g_markup_escape_text (text, -1);
+      desc = svg_escape (text);
       g_string_append_printf (out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\">"
                               "<title>%s</title><desc>%s</desc></rect>\n",
                               svg_num (bx, x), svg_num (by, y), svg_num (bw, w), svg_num (bh, h),
@@ -2169,8 +2180,8 @@ svg_text_layer (TsLayout *layout,
                 int       width,
                 int       height)
 {
-  g_autofree char *title = g_markup_escape_text (layout->title, -1);
-  g_autofree char *desc = g_markup_escape_text (layout->subtitle, -1);
+  g_autofree char *title = svg_escape (layout->title);
+  g_autofree char *desc = svg_escape (layout->subtitle);
   GString *out = g_string_new (NULL);
 
   g_string_append_printf (out, "<title>%s</title>\n<desc>%s</desc>\n"

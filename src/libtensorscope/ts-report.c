@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "ts-error.h"
 #include "ts-gguf-file.h"
@@ -270,4 +271,26 @@ ts_report_to_string (JsonNode *node,
   json_generator_set_pretty (gen, pretty);
   json_generator_set_root (gen, node);
   return json_generator_to_data (gen, NULL);
+}
+
+/* Names and values come from the files, which may hold terminal control
+ * sequences (ESC [ 2 J clears the screen, ESC ] 0 ; … BEL sets the window
+ * title), or characters XML 1.0 does not allow even as &#x1;. */
+char *
+ts_escape_controls (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  for (const guchar *p = (const guchar *) text; *p; p++)
+    {
+      if (*p < 0x20 && *p != '\n' && *p != '\t')
+        g_string_append_printf (out, "\\x%02x", *p);
+      else if (*p == 0x7f)
+        g_string_append (out, "\\u007f");
+      else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+        g_string_append_printf (out, "\\u%04x", *++p);
+      else
+        g_string_append_c (out, (char) *p);
+    }
+  return g_string_free (out, FALSE);
 }

@@ -69,6 +69,45 @@ ts_cli_fail (const GError *error,
   return EXIT_INVALID;
 }
 
+/* Names and values come from the files, which may hold terminal control
+ * sequences (ESC [ 2 J clears the screen, ESC ] 0 ; … BEL sets the window
+ * title) that a terminal would obey: every print goes through
+ * ts_escape_controls(), then does what g_print() and g_printerr() do: text
+ * in UTF-8, or in the console's character set with '?' for what it cannot
+ * show. */
+static void
+print_escaped (FILE       *stream,
+               const char *text)
+{
+  g_autofree char *escaped = ts_escape_controls (text);
+  g_autofree char *converted = NULL;
+  const char *charset;
+
+  if (!g_get_console_charset (&charset))
+    converted = g_convert_with_fallback (escaped, -1, charset, "UTF-8", "?", NULL, NULL, NULL);
+  fputs (converted ? converted : escaped, stream);
+  fflush (stream);
+}
+
+static void
+print_stdout (const char *text)
+{
+  print_escaped (stdout, text);
+}
+
+static void
+print_stderr (const char *text)
+{
+  print_escaped (stderr, text);
+}
+
+void
+ts_cli_install_print_handlers (void)
+{
+  g_set_print_handler (print_stdout);
+  g_set_printerr_handler (print_stderr);
+}
+
 static void
 print_summary (TsModelFile *model)
 {
@@ -313,6 +352,7 @@ main (int    argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+  ts_cli_install_print_handlers ();
 
   if (argc < 2)
     return print_usage (stderr);

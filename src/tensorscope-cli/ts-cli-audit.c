@@ -23,7 +23,9 @@ print_progress (double      fraction,
                 const char *tensor,
                 gpointer    user_data)
 {
-  fprintf (stderr, "\r\033[K%5.1f%%  %s", fraction * 100.0, tensor ? tensor : "");
+  g_autofree char *name = ts_escape_controls (tensor ? tensor : "");
+
+  fprintf (stderr, "\r\033[K%5.1f%%  %s", fraction * 100.0, name);
   if (fraction >= 1.0)
     fprintf (stderr, "\r\033[K");
   fflush (stderr);

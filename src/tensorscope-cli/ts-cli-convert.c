@@ -144,14 +144,15 @@ print_progress (gpointer data)
   double f = ts_converter_get_fraction (state->converter);
   g_autofree char *done = g_format_size (ts_converter_get_bytes_done (state->converter));
   g_autofree char *total = g_format_size (ts_converter_get_bytes_total (state->converter));
-  g_autofree char *tensor = ts_converter_dup_current_tensor (state->converter);
+  g_autofree char *current = ts_converter_dup_current_tensor (state->converter);
+  g_autofree char *tensor = ts_escape_controls (current ? current : "");
   char bar[31];
   guint filled = (guint) (f * 30);
 
   for (guint i = 0; i < 30; i++)
     bar[i] = i < filled ? '#' : '.';
   bar[30] = '\0';
-  fprintf (stderr, "\r[%s] %3.0f%%  %s / %s  %-32.32s", bar, f * 100, done, total, tensor ? tensor : "");
+  fprintf (stderr, "\r[%s] %3.0f%%  %s / %s  %-32.32s", bar, f * 100, done, total, tensor);
   return G_SOURCE_CONTINUE;
 }
 

@@ -18,6 +18,7 @@ gboolean ts_cli_parse   (GOptionContext  *context,
                          int             *status);
 int      ts_cli_fail    (const GError    *error,
                          gboolean         json);
+void     ts_cli_install_print_handlers (void);
 
 int      ts_cli_convert (int              argc,
                          char           **argv);

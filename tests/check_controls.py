@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+# check_controls.py - control characters from a file never reach the
+# terminal or the SVG raw
+#
+# Copyright 2026 The Tensorscope authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Usage: check_controls.py CLI WORKDIR
+#
+# Names and values in a model file may hold terminal control sequences
+# (ESC [ 2 J clears the screen, ESC ] 0 ; … BEL sets the window title,
+# U+009B is a one-character CSI) and characters XML 1.0 does not allow in
+# any form (&#x1; included). Writes such files and requires:
+#   - `inspect` (text) on a GGUF whose key, string value and tensor name
+#     hold them: exit 0, no control character but \n and \t on stdout or
+#     stderr, and each one shown as \xNN or \uNNNN;
+#   - the same for the error message of a Safetensors file whose tensor
+#     name holds them (exit 1);
+#   - `layout -o FILE.svg`, with such a --title too: the SVG parses as XML
+#     1.0 (expat refuses &#x1;) and its title and band titles show them as
+#     \xNN.
+# Prints one line per check, ends with "N passed, M failed", exits 1 if any
+# failed.
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"))
+import gen_valid as gv  # noqa: E402
+
+ESC_KEY = "k\x1b[2J"
+ESC_VALUE = "\x1b]0;pwned\x07\x1b[31mred\u009b1m"
+ESC_TENSOR = "t\x1b[31m<&>\"\x7f"
+
+passed = 0
+failed = 0
+
+
+def check(cond, label, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok   %s" % label)
+    else:
+        failed += 1
+        print("FAIL %s%s" % (label, (": " + detail) if detail else ""))
+
+
+def raw_controls(data):
+    """The control bytes (C0 but \\n and \\t, DEL) and C1 characters in data."""
+    bad = [b for b in data if (b < 0x20 and b not in (0x0a, 0x09)) or b == 0x7f]
+    text = data.decode("utf-8", "replace")
+    bad += [c for c in text if 0x80 <= ord(c) <= 0x9f]
+    return bad
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                       env=dict(os.environ, LC_ALL="C.UTF-8"))
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    cli, work = sys.argv[1], sys.argv[2]
+    os.makedirs(work, exist_ok=True)
+
+    # a GGUF: the key, a string value and a tensor name hold controls
+    gguf = os.path.join(work, "controls.gguf")
+    kvs = [("general.architecture", gv.GGUF_STRING, "llama"),
+           (ESC_KEY, gv.GGUF_STRING, ESC_VALUE)]
+    tensor = gv.GgTensor(ESC_TENSOR, [8], gv.GGML_F32, bytes(32))
+    blob, _ = gv.gguf_build(3, kvs, [tensor])
+    with open(gguf, "wb") as f:
+        f.write(blob)
+    rc, out, err = run([cli, "inspect", gguf])
+    check(rc == 0, "inspect controls.gguf exits 0", "rc %d: %r" % (rc, err[-300:]))
+    check(not raw_controls(out) and not raw_controls(err),
+          "inspect controls.gguf writes no raw control character",
+          repr(raw_controls(out) + raw_controls(err))[:200])
+    text = out.decode("utf-8", "replace")
+    for shown in ("k\\x1b[2J", "\\x1b]0;pwned\\x07\\x1b[31mred\\u009b1m", "t\\x1b[31m<&>\"\\u007f"):
+        check(shown in text, "inspect shows %r" % shown)
+
+    # the JSON report stays JSON and keeps the names as they are
+    rc, out, err = run([cli, "inspect", "--json", gguf])
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(False, "inspect --json controls.gguf is JSON", str(e))
+    else:
+        names = [t.get("name") for t in doc.get("tensors", [])]
+        keys = [m.get("key") for m in doc.get("metadata", [])]
+        check(ESC_TENSOR in names and ESC_KEY in keys,
+              "inspect --json keeps the names as they are", repr(names + keys)[:300])
+
+    # a Safetensors error that quotes the tensor's name
+    st = os.path.join(work, "controls.safetensors")
+    header = ('{"a\\u001b]0;pwn\\u0007\\u001b[2J":'
+              '{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}').encode()
+    header += b" " * (-len(header) % 8)
+    with open(st, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header + bytes(8))
+    rc, out, err = run([cli, "inspect", st])
+    check(rc == 1, "inspect controls.safetensors exits 1", "rc %d" % rc)
+    check(not raw_controls(out) and not raw_controls(err),
+          "its error writes no raw control character", repr(err[-300:]))
+    check("a\\x1b]0;pwn\\x07\\x1b[2J" in err.decode("utf-8", "replace"),
+          "its error shows the name escaped", repr(err[-300:]))
+
+    # the SVG export: XML 1.0 allows no C0 character but \t \n \r, not even
+    # as a character reference
+    svg = os.path.join(work, "controls.svg")
+    rc, out, err = run([cli, "layout", gguf, "-o", svg, "--title", "x\x01y"])
+    check(rc == 0, "layout controls.gguf -o controls.svg exits 0", repr(err[-300:]))
+    try:
+        root = ET.parse(svg).getroot()
+    except (ET.ParseError, OSError) as e:
+        check(False, "the SVG parses as XML 1.0", str(e))
+    else:
+        check(True, "the SVG parses as XML 1.0")
+        titles = [el.text or "" for el in root.iter() if el.tag.endswith("}title")]
+        check("x\\x01y" in titles, "the SVG title shows \\x01", repr(titles[:3]))
+        check(any("t\\x1b[31m<&>\"\\u007f" in t for t in titles),
+              "a band title shows the tensor name escaped", repr(titles)[:300])
+
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
