@@ -619,6 +619,16 @@ def tokenizer_cases(r, ck, ggufs):
     expect_fail(r, "rope.dimension_count changed", ck, tampered("rope-dim", rope_dim), lambda rep: (
         check_named(rep, "metadata:llama.rope.dimension_count")["status"] == "fail"))
 
+    # the same values as a [1, n] matrix: llama.cpp refuses the shape
+    def rope_freqs_2d(g):
+        t = g.tensor("rope_freqs.weight")
+        assert len(t["dims"]) == 1
+        t["dims"] = t["dims"] + [1]
+    expect_fail(r, "rope_freqs.weight as a matrix of one row", ck,
+                tampered("rope-freqs-2d", rope_freqs_2d), lambda rep: (
+                    check_named(rep, "rope-freqs")["status"] == "fail" and
+                    "found 2 dimensions" in check_named(rep, "rope-freqs")["detail"]))
+
     def linear(g):
         g.add_kv("llama.rope.scaling.type", T_STRING, string_raw("linear"))
         g.add_kv("llama.rope.scaling.factor", 6, struct.pack("<f", 4.0))
