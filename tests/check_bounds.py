@@ -253,6 +253,27 @@ def many_tensors():
                 sparse_data=n)
     check("Safetensors 10^6 tensors (%d MB header)" % (os.path.getsize(p) // MB),
           ["inspect", p], 0, 60, 2048)
+    # one more than the 2^20 tensors a model may hold: refused before they
+    # are read (ten million took 4.4 GB); the Safetensors header is parsed
+    # first (7 million JSON values, ~1.4 GB)
+    n = (1 << 20) + 1
+    p = os.path.join(WORK, "gguf_2p20_plus_1_tensors.gguf")
+
+    def gen_too_many():
+        descs = b"".join(gstr(b"t%07d" % i) + u32(1) + u64(1) + u32(0) + u64(0)
+                         for i in range(n))
+        head = gguf(b"", 0, descs, n)
+        with open(p, "wb") as f:
+            f.write(head + b"\0" * ((-len(head)) % 32 + 32))
+    in_child(gen_too_many)
+    check("GGUF 2^20 + 1 tensors (%d MB)" % (os.path.getsize(p) // MB),
+          ["inspect", "--json", p], 1, 10, 256, "count-too-large")
+    p = st_file("st_2p20_plus_1_tensors.safetensors",
+                lambda: b"{" + b",".join(
+                    b'"t%07d":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}' % i
+                    for i in range(n)) + b"}")
+    check("Safetensors 2^20 + 1 tensors (%d MB header)" % (os.path.getsize(p) // MB),
+          ["inspect", "--json", p], 1, 30, 2048, "count-too-large")
 
 
 def deep_nesting():

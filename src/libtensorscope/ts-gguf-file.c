@@ -266,6 +266,14 @@ read_header (TsGgufFile  *self,
       !read_u64 (c, n_kv, _("metadata count"), error))
     return FALSE;
 
+  if (*n_tensors > TS_MAX_TENSORS)
+    {
+      c->pos = 8;
+      return fail (error, c, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
+                   _("tensor count %" PRIu64 " is more than the %u tensors Tensorscope reads "
+                     "(no real model holds more than a few tens of thousands)"),
+                   *n_tensors, TS_MAX_TENSORS);
+    }
   /* a tensor descriptor takes at least 24 bytes, a key/value pair 13 */
   if (*n_tensors > remaining (c) / 24)
     {

@@ -525,6 +525,16 @@ load_part (TsModelFile   *model,
   root = json_node_get_object (json_parser_get_root (parser));
   members = json_object_get_members (root);
   n_members = g_list_length (members);
+  if (n_members - json_object_has_member (root, "__metadata__") +
+      g_list_model_get_n_items (ts_model_file_get_tensors (model)) > TS_MAX_TENSORS)
+    return fail_at (error, name, 8, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
+                    n_parts == 1
+                    ? _("the header lists %u tensors, more than the %u Tensorscope reads "
+                        "(no real model holds more than a few tens of thousands)")
+                    : _("with this file's %u tensors, the model holds more than the %u "
+                        "Tensorscope reads (no real model holds more than a few tens of "
+                        "thousands)"),
+                    n_members - json_object_has_member (root, "__metadata__"), TS_MAX_TENSORS);
   for (GList *l = members; l; l = l->next, k++)
     {
       Entry e = { 0 };
