@@ -329,7 +329,7 @@ parse_tensor_entry (TsModelFile  *model,
     {
       if (!get_uint (json_array_get_element (shape, i), &dims[i]))
         return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
-                        _("tensor '%s': shape[%u] is not a non-negative integer"), name, i);
+                        _("tensor '%s': shape[%u] is not an integer from 0 to 2^63 − 1"), name, i);
       if (!ts_mul_u64 (n_elements, dims[i], &n_elements))
         return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OVERFLOW,
                         _("tensor '%s': the element count of its shape overflows 64 bits"), name);
@@ -338,7 +338,7 @@ parse_tensor_entry (TsModelFile  *model,
       !get_uint (json_array_get_element (offsets, 0), &out->begin) ||
       !get_uint (json_array_get_element (offsets, 1), &out->end))
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_INVALID_TENSOR_ENTRY,
-                    _("tensor '%s': data_offsets must be two non-negative integers"), name);
+                    _("tensor '%s': data_offsets must be two integers from 0 to 2^63 − 1"), name);
   if (out->end < out->begin)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_OFFSETS_REVERSED,
                     _("tensor '%s': data_offsets end %" PRIu64 " is before "
@@ -508,6 +508,9 @@ load_part (TsModelFile   *model,
                     "(%" PRIu64 " bytes)"), size);
   memcpy (&header_len, data, 8);
   header_len = GUINT64_FROM_LE (header_len);
+  if (header_len > ST_MAX_HEADER && memcmp (data, "GGUF", 4) == 0)
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
+                    _("this is a GGUF file, not a Safetensors one (it starts with \"GGUF\")"));
   if (header_len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
                     _("header length %" PRIu64 " exceeds the limit of "
@@ -638,6 +641,9 @@ parse_index (GFile        *index_file,
   if (len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index is larger than 100,000,000 bytes"));
+  if (strspn (contents, " \t\n\r") == len)
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+                    len == 0 ? _("the index is empty") : _("the index holds only white space"));
   check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where);
   if (check == TS_JSON_NOT_STRICT)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,

@@ -54,6 +54,11 @@ _ts_open_regular (const char   *path,
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s", g_strerror (errsv));
       return -1;
     }
+  if (S_ISDIR (before.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, _("a folder, not a file"));
+      return -1;
+    }
   if (!S_ISREG (before.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
