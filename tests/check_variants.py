@@ -13,6 +13,7 @@ usage: check_variants.py CLI WORKDIR [NODE_MODULES]
 """
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -73,6 +74,15 @@ def read_st(path):
         arr = np.frombuffer(raw[8 + n + a:8 + n + b], np_types[meta["dtype"]]).reshape(meta["shape"])
         items.append([name, meta["dtype"], arr])
     return items
+
+
+def mutated(name, fname, fn):
+    """a copy of the base checkpoint (made first in main()) with FNAME edited by fn"""
+    d = WORK / name
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(WORK / "base", d)
+    edit_json(d, fname, fn)
+    return d
 
 
 def edit_shard(d, fn):
@@ -476,7 +486,6 @@ def main():
     svg = WORK / "base-fr.svg"
     r = subprocess.run([CLI, "layout", str(fr_out), "-o", str(svg)], capture_output=True, text=True,
                        env=fr, timeout=300)
-    import re
     bad = re.findall(r'\s(?:x|y|width|height|font-size)="[^"]*,[^"]*"', svg.read_text()) if svg.exists() else ["no file"]
     check("a French locale exports SVG numbers with a dot", r.returncode == 0 and not bad, f"{bad[:3]}")
     r = subprocess.run([CLI, "inspect", str(fr_out)], capture_output=True, text=True, env=fr, timeout=300)
@@ -501,9 +510,78 @@ def main():
           r.returncode == 0 and line and not re.search(r"\d,\d{3}", line) and re.search(r"\d\D\d{3}", line),
           line)
 
+    # sampling values gguf-py packs although JSON types them otherwise: a bool is a
+    # Python int (top_k true is 1, temperature false 0.0), an empty sequence is left out
+    def sampling_bools(c):
+        c.update(top_k=True, temperature=False, sequence="", mirostat=None)
+    d = variant("sampling-bools", BASE, lambda d: edit_json(d, "generation_config.json", sampling_bools))
+    r = cli("convert", str(d), "-o", str(WORK / "sampling-bools.gguf"), "--dry-run", "--force")
+    out = r.stdout + r.stderr
+    check("sampling-bools: top_k true as int32 1, temperature false as 0, no sequence, no mirostat",
+          r.returncode == 0 and re.search(r"general\.sampling\.top_k\s+int32\s+1\s", out) and
+          re.search(r"general\.sampling\.temp\s+float32\s+0\s", out) and
+          "sampling.sequence" not in out and "sampling.mirostat" not in out, out[-800:])
+
+    # no merges anywhere: gguf-py's SpecialVocab warns and writes the file without them
+    d = mutated("no-merges", "tokenizer.json", lambda t: t["model"].__setitem__("merges", []))
+    r = cli("convert", str(d), "-o", str(WORK / "no-merges.gguf"), "--dry-run", "--force")
+    check("no merges: converted, with a warning that the file has none",
+          r.returncode == 0 and "has no merges" in r.stdout + r.stderr, (r.stdout + r.stderr)[-600:])
+
     # ---- refused
     def cfg(fn):
         return lambda d: edit_json(d, "config.json", fn)
+
+    # a value of the wrong JSON type, or one gguf-py cannot pack, stops llama.cpp's
+    # converter (struct.pack raises; a str has no .lower(), …): never taken as absent
+    for name, fname, fn, want in (
+            ("top_k beyond int32", "generation_config.json",
+             lambda g: g.update(top_k=2 ** 40), "top_k is 1099511627776, beyond the range of int32"),
+            ("mirostat beyond int32", "generation_config.json",
+             lambda g: g.update(mirostat=2 ** 33), "mirostat is 8589934592, beyond the range of int32"),
+            ("top_k 1.5", "generation_config.json", lambda g: g.update(top_k=1.5),
+             "top_k is 1.5, not an integer"),
+            ("top_k 40.0 (struct.pack('<i', 40.0) raises)", "generation_config.json",
+             lambda g: g.update(top_k=40.0), "top_k is 40.0, not an integer"),
+            ("penalty_last_n 3.7", "generation_config.json", lambda g: g.update(penalty_last_n=3.7),
+             "penalty_last_n is 3.7, not an integer"),
+            ("temperature \"hot\"", "generation_config.json", lambda g: g.update(temperature="hot"),
+             "temperature is \"hot\", not a number"),
+            ("temperature beyond float32", "generation_config.json", lambda g: g.update(temperature=1e39),
+             "temperature is 1e+39, beyond the range of float32"),
+            ("sequence [1, 2]", "generation_config.json", lambda g: g.update(sequence=[1, 2]),
+             "sequence is [1,2], not a string"),
+            ("architectures a string", "config.json",
+             lambda c: c.update(architectures="LlamaForCausalLM"), "\"architectures\" must be a list of strings"),
+            ("rope_scaling a string", "config.json", lambda c: c.update(rope_scaling="llama3"),
+             "\"rope_scaling\" must be an object"),
+            ("rope_type a number", "config.json", lambda c: c["rope_scaling"].update(rope_type=3),
+             "\"rope_scaling.rope_type\" must be a string"),
+            ("rope factor a string", "config.json", lambda c: c["rope_scaling"].update(factor="8"),
+             "\"rope_scaling.factor\" must be a number"),
+            ("llama3 rope factor null", "config.json", lambda c: c["rope_scaling"].update(factor=None),
+             "\"rope_scaling.factor\" must be a number"),
+            ("rms_norm_eps a string", "config.json", lambda c: c.update(rms_norm_eps="x"),
+             "\"rms_norm_eps\" must be a number"),
+            ("rope_theta a string", "config.json", lambda c: c.update(rope_theta="1e4"),
+             "\"rope_theta\" must be a number"),
+            ("rope_theta beyond float32", "config.json", lambda c: c.update(rope_theta=1e39),
+             "\"rope_theta\" is 1e+39, beyond the range of float32"),
+            ("head_dim 0", "config.json", lambda c: c.update(head_dim=0),
+             "\"head_dim\" must be a positive integer"),
+            ("merges a string", "tokenizer.json", lambda t: t["model"].update(merges="a b"),
+             "\"model.merges\" must be a list"),
+            ("a negative vocab id", "tokenizer.json", lambda t: t["model"]["vocab"].update(zzzz=-5),
+             "token id -5 of \"zzzz\" is negative"),
+            ("a negative added token id", "tokenizer.json",
+             lambda t: t["added_tokens"][0].update(id=-1), "token id -1 of \"<|begin_of_text|>\" is negative"),
+            ("an added token whose content is a number", "tokenizer.json",
+             lambda t: t["added_tokens"][2].update(content=5), "\"added_tokens[2].content\" must be a string"),
+            ("an added_tokens_decoder id beyond 64 bits", "tokenizer_config.json",
+             lambda t: t["added_tokens_decoder"].update({"99999999999999999999": {"content": "<z>"}}),
+             "tokenizer_config.json: token id 99999999999999999999 of \"<z>\" is not below")):
+        expect_refusal(name, mutated("refuse-" + fname.split(".")[0] + "-" + name.replace(" ", "-"),
+                                     fname, fn), want)
     expect_refusal("head_dim that does not fit the tensors",
                    variant("bad-head-dim", BASE, cfg(lambda c: c.__setitem__("head_dim", 32))),
                    "config.json implies")

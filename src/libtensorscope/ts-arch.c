@@ -129,6 +129,40 @@ read_double (JsonObject *obj,
   return TRUE;
 }
 
+/* @obj's member @name as a number, where llama.cpp's converter takes a
+ * missing or null one as absent (*@present is then FALSE) and stops at
+ * any other type, or at one gguf-py cannot pack as a float32 when
+ * @float32. @where is the member's path for messages ("rope_scaling."). */
+static gboolean
+get_number (JsonObject  *obj,
+            const char  *where,
+            const char  *name,
+            gboolean     float32,
+            double      *out,
+            gboolean    *present,
+            GError     **error)
+{
+  JsonNode *node = json_object_get_member (obj, name);
+
+  *present = FALSE;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!read_double (obj, name, out))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: \"%s%s\" must be a number"), where, name);
+      return FALSE;
+    }
+  if (float32 && ts_overflows_float32 (*out))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: \"%s%s\" is %g, beyond the range of float32"), where, name, *out);
+      return FALSE;
+    }
+  *present = TRUE;
+  return TRUE;
+}
+
 static gboolean
 require_uint (JsonObject  *obj,
               const char  *name,
@@ -229,37 +263,99 @@ string_member (JsonObject *obj,
   return json_node_get_string (node);
 }
 
+/* "rope_parameters" or else "rope_scaling": an object, or null (absent) */
+static gboolean
+rope_object (TsHfConfig  *config,
+             JsonObject  *root,
+             JsonObject **rp,
+             GError     **error)
+{
+  const char *name = json_object_has_member (root, "rope_parameters") ? "rope_parameters"
+                     : json_object_has_member (root, "rope_scaling") ? "rope_scaling" : NULL;
+  JsonNode *node = name != NULL ? json_object_get_member (root, name) : NULL;
+
+  *rp = NULL;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: \"%s\" must be an object"), name);
+      return FALSE;
+    }
+  config->rope_origin = g_strdup (name);
+  *rp = json_node_get_object (node);
+  return TRUE;
+}
+
+/* its rope_type, else its type (a null type is absent; a null rope_type
+ * stops the converter, which calls .lower() on it) */
+static gboolean
+rope_type (TsHfConfig  *config,
+           JsonObject  *rp,
+           GError     **error)
+{
+  const char *key = json_object_has_member (rp, "rope_type") ? "rope_type" : "type";
+  JsonNode *node = json_object_get_member (rp, key);
+
+  if (node == NULL || (JSON_NODE_HOLDS_NULL (node) && g_str_equal (key, "type")))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: \"%s.%s\" must be a string"), config->rope_origin, key);
+      return FALSE;
+    }
+  config->rope_type = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+/* a number of the rope object, else @fallback; the llama3 computation
+ * (generate_extra_tensors()) stops at a null one, which .get() returns */
+static gboolean
+rope_number (TsHfConfig  *config,
+             JsonObject  *rp,
+             const char  *name,
+             gboolean     float32,
+             double       fallback,
+             double      *out,
+             gboolean    *present,
+             GError     **error)
+{
+  g_autofree char *where = g_strdup_printf ("%s.", config->rope_origin);
+  gboolean found;
+
+  if (!get_number (rp, where, name, float32, out, &found, error))
+    return FALSE;
+  if (!found && json_object_has_member (rp, name) && ts_hf_config_has_rope_freqs (config))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: \"%s%s\" must be a number"), where, name);
+      return FALSE;
+    }
+  if (!found)
+    *out = fallback;
+  if (present != NULL)
+    *present = found;
+  return TRUE;
+}
+
 /* The rope parameters as llama.cpp's converter reads them: the
  * "rope_parameters" object (transformers 5) or else "rope_scaling", with
  * the top-level rope_theta and original_max_position_embeddings standing
- * in for ones it does not have, and "type" for a missing "rope_type". */
+ * in for ones it does not have, and "type" for a missing "rope_type".
+ * A value of the wrong type stops the converter, so it is refused here. */
 static gboolean
 read_rope (TsHfConfig  *config,
            JsonObject  *root,
            GError     **error)
 {
   JsonObject *rp = NULL;
-  const char *type;
+  gboolean found, top_found;
+  double top_context = 8192.0;
 
-  config->rope_theta_origin = g_strdup ("config.json: rope_theta");
-  if (json_object_has_member (root, "rope_parameters"))
-    {
-      JsonNode *node = json_object_get_member (root, "rope_parameters");
-
-      config->rope_origin = g_strdup ("rope_parameters");
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        rp = json_node_get_object (node);
-    }
-  else if (json_object_has_member (root, "rope_scaling"))
-    {
-      JsonNode *node = json_object_get_member (root, "rope_scaling");
-
-      config->rope_origin = g_strdup ("rope_scaling");
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        rp = json_node_get_object (node);
-    }
-  if (rp == NULL)
-    g_clear_pointer (&config->rope_origin, g_free);
+  if (!rope_object (config, root, &rp, error))
+    return FALSE;
   if (rp != NULL && (json_object_has_member (rp, "full_attention") ||
                      json_object_has_member (rp, "sliding_attention")))
     {
@@ -269,14 +365,29 @@ read_rope (TsHfConfig  *config,
       return FALSE;
     }
 
-  if (rp != NULL && read_double (rp, "rope_theta", &config->rope_theta))
+  if (rp != NULL && !rope_type (config, rp, error))
+    return FALSE;
+  /* the converter mirrors a top-level rope_theta only into an object
+   * without one: a null one there is no base, which it cannot take */
+  if (rp != NULL && json_object_has_member (rp, "rope_theta"))
     {
-      g_free (config->rope_theta_origin);
+      if (!get_number (rp, "", "rope_theta", TRUE, &config->rope_theta, &found, error))
+        return FALSE;
+      if (!found)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("config.json: \"%s.rope_theta\" must be a number"), config->rope_origin);
+          return FALSE;
+        }
       config->rope_theta_origin = g_strdup_printf ("config.json: %s.rope_theta", config->rope_origin);
     }
-  else if (!read_double (root, "rope_theta", &config->rope_theta))
-    g_clear_pointer (&config->rope_theta_origin, g_free);
-
+  else
+    {
+      if (!get_number (root, "", "rope_theta", TRUE, &config->rope_theta, &found, error))
+        return FALSE;
+      if (found)
+        config->rope_theta_origin = g_strdup ("config.json: rope_theta");
+    }
   if (rp == NULL)
     {
       config->rope_factor = 8.0;
@@ -285,21 +396,20 @@ read_rope (TsHfConfig  *config,
       config->rope_original_context = 8192.0;
       return TRUE;
     }
-  type = string_member (rp, "rope_type");
-  if (type == NULL)
-    type = string_member (rp, "type");
-  config->rope_type = g_strdup (type);
-  config->has_rope_factor = read_double (rp, "factor", &config->rope_factor);
-  if (!config->has_rope_factor)
-    config->rope_factor = 8.0;
-  if (!read_double (rp, "low_freq_factor", &config->rope_low_freq_factor))
-    config->rope_low_freq_factor = 1.0;
-  if (!read_double (rp, "high_freq_factor", &config->rope_high_freq_factor))
-    config->rope_high_freq_factor = 4.0;
-  if (!read_double (rp, "original_max_position_embeddings", &config->rope_original_context) &&
-      !read_double (root, "original_max_position_embeddings", &config->rope_original_context))
-    config->rope_original_context = 8192.0;
-  return TRUE;
+  /* the top-level original context stands in for a missing one only */
+  top_found = FALSE;
+  if (!json_object_has_member (rp, "original_max_position_embeddings") &&
+      !get_number (root, "", "original_max_position_embeddings", FALSE, &top_context, &top_found, error))
+    return FALSE;
+  /* the factor is written as llama.rope.scaling.factor for linear scaling */
+  return rope_number (config, rp, "factor", TRUE, 8.0, &config->rope_factor,
+                      &config->has_rope_factor, error) &&
+         rope_number (config, rp, "low_freq_factor", FALSE, 1.0, &config->rope_low_freq_factor,
+                      NULL, error) &&
+         rope_number (config, rp, "high_freq_factor", FALSE, 4.0, &config->rope_high_freq_factor,
+                      NULL, error) &&
+         rope_number (config, rp, "original_max_position_embeddings", FALSE,
+                      top_found ? top_context : 8192.0, &config->rope_original_context, NULL, error);
 }
 
 static gboolean
@@ -309,13 +419,27 @@ parse_config (TsHfConfig  *config,
 {
   JsonNode *archs = json_object_get_member (root, "architectures");
   const ConfigDefaults *defaults;
-  guint64 v;
+  gboolean found;
 
-  if (archs != NULL && JSON_NODE_HOLDS_ARRAY (archs) &&
-      json_array_get_length (json_node_get_array (archs)) > 0 &&
-      json_node_get_value_type (json_array_get_element (json_node_get_array (archs), 0)) == G_TYPE_STRING)
-    config->architecture = g_strdup (json_array_get_string_element (json_node_get_array (archs), 0));
-  else
+  if (archs != NULL && !JSON_NODE_HOLDS_NULL (archs))
+    {
+      JsonArray *list = JSON_NODE_HOLDS_ARRAY (archs) ? json_node_get_array (archs) : NULL;
+
+      /* the converter takes architectures[0]: of a string, its first letter */
+      for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
+        if (!JSON_NODE_HOLDS_VALUE (json_array_get_element (list, i)) ||
+            json_node_get_value_type (json_array_get_element (list, i)) != G_TYPE_STRING)
+          list = NULL;
+      if (list == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("config.json: \"architectures\" must be a list of strings"));
+          return FALSE;
+        }
+      if (json_array_get_length (list) > 0)
+        config->architecture = g_strdup (json_array_get_string_element (list, 0));
+    }
+  if (config->architecture == NULL)
     config->architecture = g_strdup ("");
   config->model_type = g_strdup (string_member (root, "model_type"));
   config->name_or_path = g_strdup (string_member (root, "_name_or_path"));
@@ -347,8 +471,13 @@ parse_config (TsHfConfig  *config,
       config->n_kv_heads = config->n_heads;
       config->n_kv_heads_origin = g_strdup ("num_attention_heads; config.json gives no num_key_value_heads");
     }
-  config->has_head_dim = read_uint (root, "head_dim", &v) && v > 0 && v <= G_MAXUINT32;
-  config->head_dim = config->has_head_dim ? (guint) v : config->hidden_size / config->n_heads;
+  /* written as attention.key_length when not null: 0 is no head size */
+  config->has_head_dim = json_object_has_member (root, "head_dim") &&
+                         !JSON_NODE_HOLDS_NULL (json_object_get_member (root, "head_dim"));
+  if (config->has_head_dim && !require_uint (root, "head_dim", &config->head_dim, error))
+    return FALSE;
+  if (!config->has_head_dim)
+    config->head_dim = config->hidden_size / config->n_heads;
 
   if (!read_rope (config, root, error))
     return FALSE;
@@ -378,7 +507,9 @@ parse_config (TsHfConfig  *config,
     }
   else
     return missing_key ("max_position_embeddings", error);
-  if (read_double (root, "rms_norm_eps", &config->rms_norm_eps))
+  if (!get_number (root, "", "rms_norm_eps", TRUE, &config->rms_norm_eps, &found, error))
+    return FALSE;
+  if (found)
     config->rms_norm_eps_origin = g_strdup ("config.json: rms_norm_eps");
   else if (defaults != NULL)
     {
@@ -400,12 +531,8 @@ parse_config (TsHfConfig  *config,
         continue;
       if (JSON_NODE_HOLDS_NULL (node))
         break;
-      if (!read_double (root, layer_norm_eps_keys[i], &config->layer_norm_eps))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       _("config.json: \"%s\" must be a number"), layer_norm_eps_keys[i]);
-          return FALSE;
-        }
+      if (!get_number (root, "", layer_norm_eps_keys[i], TRUE, &config->layer_norm_eps, &found, error))
+        return FALSE;
       config->has_layer_norm_eps = TRUE;
       config->layer_norm_eps_origin = g_strdup_printf ("config.json: %s", layer_norm_eps_keys[i]);
       break;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <math.h>
 
 #include "ts-metadata-entry.h"
 
@@ -130,6 +131,15 @@ ts_permuted_source_row (guint64 row,
   guint64 r = row % rows_per_head;
 
   return h * rows_per_head + (r % 2) * (rows_per_head / 2) + r / 2;
+}
+
+/* TRUE if @value, finite, becomes infinite as a float32: Python's
+ * struct.pack('<f', …), which gguf-py writes every float32 with, raises
+ * OverflowError there (an infinite value itself packs as it is). */
+static inline gboolean
+ts_overflows_float32 (double value)
+{
+  return isinf ((float) value) && !isinf (value);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsHfConfig, ts_hf_config_free)

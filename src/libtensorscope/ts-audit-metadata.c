@@ -1364,15 +1364,23 @@ check_sampling (MetaContext *ctx)
 {
   g_autoptr(TsGgufMetadata) md = ts_gguf_metadata_new ();
   g_autoptr(GError) error = NULL;
+  g_autofree char *unreadable = NULL;
   g_autoptr(GBytes) want_bytes = NULL;
   g_autoptr(GListModel) wanted = NULL;
   GListModel *have = ts_model_file_get_metadata (ctx->target);
 
-  if (!_ts_sampling_add_metadata (ctx->dir, md, &error))
+  /* a value llama.cpp's converter refuses (its message names the file) */
+  if (!_ts_sampling_add_metadata (ctx->dir, md, &unreadable, &error))
+    {
+      _ts_audit_report_add_check (ctx->report, "metadata:general.sampling", TS_AUDIT_WARN,
+                                  _("%s; the sampling defaults are not compared"), error->message);
+      return;
+    }
+  if (unreadable != NULL)
     {
       _ts_audit_report_add_check (ctx->report, "metadata:general.sampling", TS_AUDIT_WARN,
                                   _("generation_config.json: %s; the sampling defaults are not "
-                                    "compared"), error->message);
+                                    "compared"), unreadable);
       return;
     }
   want_bytes = ts_gguf_metadata_get_bytes (md);

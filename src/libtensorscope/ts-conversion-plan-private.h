@@ -13,9 +13,12 @@
 G_BEGIN_DECLS
 
 /* general.sampling.* from DIR/generation_config.json, as llama.cpp's
- * converter writes them; FALSE if the file is there but unreadable */
+ * converter writes them. A file that is there but unreadable adds
+ * nothing and sets *@unreadable to why (the converter passes over it);
+ * FALSE for a value the converter refuses to write. */
 gboolean _ts_sampling_add_metadata (GFile           *dir,
                                     TsGgufMetadata  *md,
+                                    char           **unreadable,
                                     GError         **error);
 
 G_END_DECLS

@@ -576,21 +576,131 @@ resolve_auto (TsConversionPlan *self)
   return TS_OUTTYPE_F16;
 }
 
+/* a JSON value as a message shows it: a float as a float (40.0, not 40),
+ * anything long cut short */
+static char *
+json_value_text (JsonNode *node)
+{
+  g_autofree char *text = NULL;
+
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    {
+      text = ts_format_float (json_node_get_double (node), FALSE);
+      if (strspn (text, "-0123456789") == strlen (text))
+        return g_strconcat (text, ".0", NULL);
+      return g_steal_pointer (&text);
+    }
+  text = json_to_string (node, FALSE);
+  if (g_utf8_strlen (text, -1) > 40)
+    {
+      g_autofree char *start = g_utf8_substring (text, 0, 40);
+
+      return g_strconcat (start, "…", NULL);
+    }
+  return g_steal_pointer (&text);
+}
+
+/* Python's truth value of a JSON value */
+static gboolean
+json_value_truthy (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_NULL (node))
+    return FALSE;
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return json_object_get_size (json_node_get_object (node)) > 0;
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return json_array_get_length (json_node_get_array (node)) > 0;
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return json_node_get_string (node)[0] != '\0';
+    case G_TYPE_BOOLEAN:
+      return json_node_get_boolean (node);
+    case G_TYPE_INT64:
+      return json_node_get_int (node) != 0;
+    default:
+      return json_node_get_double (node) != 0.0;
+    }
+}
+
+/* One general.sampling.* value as gguf-py packs it (struct.pack), which
+ * raises for a value of another type or out of range: an int32 takes an
+ * integer or a bool (a Python bool is an int), not 40.0; a float32 takes
+ * any number or bool; a string is left out when Python calls it false
+ * ("", 0, [], …: GGUFWriter.add_string()). A null is left out. */
+static gboolean
+add_sampling_value (TsGgufMetadata  *md,
+                    const char      *gguf_key,
+                    TsValueType      type,
+                    JsonNode        *node,
+                    const char      *origin,
+                    GError         **error)
+{
+  const char *name = origin + strlen ("generation_config.json: ");
+  GType vt = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+  g_autofree char *text = NULL;
+
+  if (JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (type == TS_VALUE_STRING && vt == G_TYPE_STRING)
+    ts_gguf_metadata_add_string_nonempty (md, gguf_key, json_node_get_string (node), origin);
+  else if (type == TS_VALUE_STRING && !json_value_truthy (node))
+    return TRUE;
+  else if (type == TS_VALUE_INT32 && vt == G_TYPE_INT64 &&
+           json_node_get_int (node) >= G_MININT32 && json_node_get_int (node) <= G_MAXINT32)
+    ts_gguf_metadata_add_int32 (md, gguf_key, (gint32) json_node_get_int (node), origin);
+  else if (type == TS_VALUE_INT32 && vt == G_TYPE_BOOLEAN)
+    ts_gguf_metadata_add_int32 (md, gguf_key, json_node_get_boolean (node), origin);
+  else if (type == TS_VALUE_FLOAT32 && vt == G_TYPE_BOOLEAN)
+    ts_gguf_metadata_add_float32 (md, gguf_key, json_node_get_boolean (node), origin);
+  else if (type == TS_VALUE_FLOAT32 && (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64) &&
+           !ts_overflows_float32 (json_node_get_double (node)))
+    ts_gguf_metadata_add_float32 (md, gguf_key, (float) json_node_get_double (node), origin);
+  else
+    {
+      text = json_value_text (node);
+      if (type == TS_VALUE_INT32 && vt == G_TYPE_INT64)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("generation_config.json: %s is %s, beyond the range of int32"), name, text);
+      else if (type == TS_VALUE_INT32)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("generation_config.json: %s is %s, not an integer: llama.cpp's converter "
+                       "cannot write it as int32"), name, text);
+      else if (type == TS_VALUE_FLOAT32 && (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("generation_config.json: %s is %s, beyond the range of float32"), name, text);
+      else if (type == TS_VALUE_FLOAT32)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("generation_config.json: %s is %s, not a number: llama.cpp's converter "
+                       "cannot write it as float32"), name, text);
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     _("generation_config.json: %s is %s, not a string: llama.cpp's converter "
+                       "cannot write it"), name, text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * _ts_sampling_add_metadata:
  * @dir: a checkpoint folder
  * @md: where the keys go
- * @error: return location for a #GError: generation_config.json there but
- *   not readable (its message does not name the file)
+ * @unreadable: (out): set to why generation_config.json is there but
+ *   cannot be read (its message does not name the file), or NULL
+ * @error: return location for a #GError: a value llama.cpp's converter
+ *   refuses to write
  *
  * Adds general.sampling.* from @dir's generation_config.json, as llama.cpp's
- * converter writes them, in its order. No file adds nothing.
+ * converter writes them, in its order. No file adds nothing, and so does an
+ * unreadable one: the converter passes over it.
  *
- * Returns: %FALSE if the file is there and cannot be read
+ * Returns: %FALSE for a value the converter cannot write
  */
 gboolean
 _ts_sampling_add_metadata (GFile           *dir,
                            TsGgufMetadata  *md,
+                           char           **unreadable,
                            GError         **error)
 {
   static const struct { const char *hf; const char *gguf; TsValueType type; } keys[] = {
@@ -614,28 +724,27 @@ _ts_sampling_add_metadata (GFile           *dir,
   JsonObject *obj;
   gsize len;
 
+  *unreadable = NULL;
   if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &local_error))
     {
-      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        return TRUE;
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return FALSE;
+      if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        *unreadable = g_strdup (local_error->message);
+      return TRUE;
     }
   if (_ts_json_check (contents, len, TS_JSON_MAX_VALUES, NULL) != TS_JSON_OK ||
       !json_parser_load_from_data (parser, contents, (gssize) len, &local_error) ||
       json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("not a JSON object%s%s"),
-                   local_error ? ": " : "", local_error ? local_error->message : "");
-      return FALSE;
+      *unreadable = g_strdup_printf (_("not a JSON object%s%s"), local_error ? ": " : "",
+                                     local_error ? local_error->message : "");
+      return TRUE;
     }
   obj = json_node_get_object (json_parser_get_root (parser));
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       JsonNode *node = json_object_get_member (obj, keys[i].hf);
       g_autofree char *origin = g_strdup_printf ("generation_config.json: %s", keys[i].hf);
-      GType vt;
 
       /* the Hugging Face name, when the llama.cpp one is absent */
       if (node == NULL && g_str_equal (keys[i].hf, "penalty_repeat"))
@@ -644,30 +753,27 @@ _ts_sampling_add_metadata (GFile           *dir,
           g_free (origin);
           origin = g_strdup ("generation_config.json: repetition_penalty");
         }
-
-      if (node == NULL || JSON_NODE_TYPE (node) != JSON_NODE_VALUE)
-        continue;
-      vt = json_node_get_value_type (node);
-      if (keys[i].type == TS_VALUE_STRING && vt == G_TYPE_STRING)
-        ts_gguf_metadata_add_string (md, keys[i].gguf, json_node_get_string (node), origin);
-      else if (keys[i].type == TS_VALUE_INT32 && vt == G_TYPE_INT64)
-        ts_gguf_metadata_add_int32 (md, keys[i].gguf, (gint32) json_node_get_int (node), origin);
-      else if (keys[i].type == TS_VALUE_FLOAT32 && (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64))
-        ts_gguf_metadata_add_float32 (md, keys[i].gguf, (float) json_node_get_double (node), origin);
+      if (node != NULL && !add_sampling_value (md, keys[i].gguf, keys[i].type, node, origin, error))
+        return FALSE;
     }
   return TRUE;
 }
 
 /* llama.cpp's converter passes over a generation_config.json it cannot
- * read; a conversion goes on without its sampling defaults too, and says so */
-static void
-add_sampling (TsConversionPlan *self)
+ * read; a conversion goes on without its sampling defaults too, and says
+ * so. A value it cannot write stops it. */
+static gboolean
+add_sampling (TsConversionPlan  *self,
+              GError           **error)
 {
-  g_autoptr(GError) error = NULL;
+  g_autofree char *unreadable = NULL;
 
-  if (!_ts_sampling_add_metadata (self->dir, self->metadata, &error))
+  if (!_ts_sampling_add_metadata (self->dir, self->metadata, &unreadable, error))
+    return FALSE;
+  if (unreadable != NULL)
     add_warning (self, _("generation_config.json: %s; its sampling defaults are left out"),
-                 error->message);
+                 unreadable);
+  return TRUE;
 }
 
 static void
@@ -757,13 +863,21 @@ build_metadata (TsConversionPlan    *self,
   ts_gguf_metadata_add_string (self->metadata, "general.architecture",
                                ts_arch_get_name (self->arch), "config.json: architectures");
   ts_gguf_metadata_add_string (self->metadata, "general.type", "model", "converter");
-  add_sampling (self);
+  if (!add_sampling (self, error))
+    return FALSE;
   self->naming = ts_hf_naming_new (self->dir, self->config, total_elements (self));
   apply_naming_overrides (self->naming, options);
   ts_hf_naming_write (self->naming, self->metadata);
   add_hyperparameters (self);
-  return ts_hf_tokenizer_add_metadata (self->dir, self->config, options->tokenizer_pre,
-                                       self->metadata, error);
+  if (!ts_hf_tokenizer_add_metadata (self->dir, self->config, options->tokenizer_pre,
+                                     self->metadata, error))
+    return FALSE;
+  /* gguf-py's SpecialVocab warns and writes the file all the same */
+  if (!ts_gguf_metadata_contains (self->metadata, "tokenizer.ggml.merges"))
+    add_warning (self, _("tokenizer.json has no merges (model.merges is missing or empty, and there is no "
+                         "merges.txt): the file has no tokenizer.ggml.merges, as llama.cpp's "
+                         "converter writes it, and may not tokenize"));
+  return TRUE;
 }
 
 static void

@@ -18,6 +18,8 @@
 
 #include <glib/gi18n-lib.h>
 
+#include <errno.h>
+
 #include <string.h>
 
 #include "ts-side-file-private.h"
@@ -45,6 +47,8 @@ typedef struct
   const char *content;
   gint64      id;
   gboolean    special;
+  const char *file;     /* where it comes from, for messages */
+  const char *key;      /* its added_tokens_decoder key as written, or NULL */
 } AddedToken;
 
 typedef struct
@@ -467,25 +471,43 @@ ts_hf_tokenizer_is_llama3_pre_tokenizer (JsonNode *pre_tokenizer)
 }
 
 static gboolean
+negative_id (GError    **error,
+             const char *file,
+             const char *id,
+             const char *text)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               _("%s: token id %s of \"%s\" is negative"), file, id, text);
+  return FALSE;
+}
+
+/* one entry of added_tokens (@key NULL: its id is its "id") or of
+ * added_tokens_decoder (@key: the id as written, @id its value) */
+static gboolean
 add_added_token (Tok        *t,
                  JsonObject *obj,
                  const char *file,
                  const char *field,
+                 const char *key,
                  gint64      id,
-                 gboolean    have_id,
                  GError    **error)
 {
-  AddedToken token = { NULL, id, FALSE };
+  AddedToken token = { NULL, id, FALSE, file, key };
   JsonNode *special = member (obj, "special");
+  g_autofree char *content_field = g_strdup_printf ("%s.content", field);
+  g_autofree char *id_text = NULL;
 
-  if (!get_string (obj, "content", file, field, &token.content, error))
+  if (!get_string (obj, "content", file, content_field, &token.content, error))
     return FALSE;
   if (token.content == NULL)
     return invalid (error, file, field, _("an object with a string \"content\""));
-  if (!have_id && !node_is_int (member (obj, "id")))
+  if (key == NULL && !node_is_int (member (obj, "id")))
     return invalid (error, file, field, _("an object with an integer \"id\""));
-  if (!have_id)
+  if (key == NULL)
     token.id = json_node_get_int (member (obj, "id"));
+  id_text = key != NULL ? g_strdup (key) : g_strdup_printf ("%" G_GINT64_FORMAT, token.id);
+  if (token.id < 0)
+    return negative_id (error, file, id_text, token.content);
   if (!node_is_null (special) && !node_is_bool (special))
     return invalid (error, file, field, _("an object with a boolean \"special\""));
   token.special = node_truthy (special);
@@ -522,10 +544,11 @@ load_added_tokens (Tok     *t,
     return FALSE;
   for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
     {
+      g_autofree char *field = g_strdup_printf ("added_tokens[%u]", i);
       JsonObject *obj;
 
       if (!array_object (list, i, "tokenizer.json", "added_tokens", &obj, error) ||
-          !add_added_token (t, obj, "tokenizer.json", "added_tokens", 0, FALSE, error))
+          !add_added_token (t, obj, "tokenizer.json", field, NULL, 0, error))
         return FALSE;
     }
   if (!get_object (t->tcfg, "added_tokens_decoder", "tokenizer_config.json",
@@ -535,17 +558,24 @@ load_added_tokens (Tok     *t,
   known = added_ids (t);
   for (GList *l = ids; l != NULL; l = l->next)
     {
+      g_autofree char *field = g_strdup_printf ("added_tokens_decoder.%s", (const char *) l->data);
       char *end = NULL;
-      gint64 id = g_ascii_strtoll (l->data, &end, 10);
+      gint64 id;
       JsonNode *node = json_object_get_member (decoder, l->data);
 
+      /* an id beyond 64 bits stays beyond any vocab_size (strtoll clamps
+       * it; messages show the key as written) */
+      errno = 0;
+      id = g_ascii_strtoll (l->data, &end, 10);
       if (end == l->data || *end != '\0' || !JSON_NODE_HOLDS_OBJECT (node))
         return invalid (error, "tokenizer_config.json", "added_tokens_decoder",
                         _("an object of token ids to objects"));
+      if (errno == ERANGE)
+        id = id < 0 ? -1 : G_MAXINT64;
       if (g_hash_table_contains (known, &id))
         continue;
       if (!add_added_token (t, json_node_get_object (node), "tokenizer_config.json",
-                            "added_tokens_decoder", id, TRUE, error))
+                            field, l->data, id, error))
         return FALSE;
       g_hash_table_add (known, g_memdup2 (&id, sizeof id));
     }
@@ -575,20 +605,21 @@ typedef struct
   const char **reverse;     /* id -> text, NULL where there is none */
   guint        n;           /* config.json's vocab_size */
   GHashTable  *added;       /* content -> the AddedToken that has it */
-  const char  *too_large;   /* the first text whose id is not below n */
+  const char  *too_large;   /* the first text whose id is not below n, or negative */
   gint64       too_large_id;
   gboolean     ok;
 } VocabWalk;
 
 static gboolean
 id_too_large (GError    **error,
-              gint64      id,
+              const char *file,
+              const char *id,
               const char *text,
               guint       n)
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               _("tokenizer.json: token id %" PRId64 " of \"%s\" is not below "
-               "config.json's vocab_size %u"), id, text, n);
+               _("%s: token id %s of \"%s\" is not below config.json's vocab_size %u"),
+               file, id, text, n);
   return FALSE;
 }
 
@@ -613,9 +644,15 @@ add_vocab_entry (JsonObject  *object,
       walk->ok = FALSE;
       return;
     }
+  id = json_node_get_int (node);
+  if (id < 0)
+    {
+      walk->too_large = name;
+      walk->too_large_id = id;
+      return;
+    }
   if (g_hash_table_size (walk->added) > 0 && g_hash_table_contains (walk->added, name))
     return;
-  id = json_node_get_int (node);
   if (id >= (gint64) walk->n)
     {
       walk->too_large = name;
@@ -664,7 +701,13 @@ reverse_vocab (Tok                *t,
   if (!walk.ok)
     return invalid (error, "tokenizer.json", "model.vocab", _("an object of integer ids"));
   if (walk.too_large != NULL)
-    return id_too_large (error, walk.too_large_id, walk.too_large, walk.n);
+    {
+      g_autofree char *id = g_strdup_printf ("%" G_GINT64_FORMAT, walk.too_large_id);
+
+      if (walk.too_large_id < 0)
+        return negative_id (error, "tokenizer.json", id, walk.too_large);
+      return id_too_large (error, "tokenizer.json", id, walk.too_large, walk.n);
+    }
   for (guint i = 0; i < t->added->len; i++)
     {
       AddedToken *a = &g_array_index (t->added, AddedToken, i);
@@ -672,7 +715,12 @@ reverse_vocab (Tok                *t,
       if (g_hash_table_lookup (added, a->content) != a)
         continue;
       if (a->id >= (gint64) walk.n)
-        return id_too_large (error, a->id, a->content, walk.n);
+        {
+          g_autofree char *id = a->key != NULL ? g_strdup (a->key)
+                                : g_strdup_printf ("%" G_GINT64_FORMAT, a->id);
+
+          return id_too_large (error, a->file, id, a->content, walk.n);
+        }
       if (a->id >= 0)
         {
           reverse[a->id] = a->content;
@@ -835,6 +883,9 @@ load_merges (Tok     *t,
 
   t->merges = g_ptr_array_new_with_free_func (g_free);
   t->merges_origin = "tokenizer.json: model.merges";
+  /* the tokenizers library cannot load any other type */
+  if (!node_is_null (node) && !JSON_NODE_HOLDS_ARRAY (node))
+    return invalid (error, "tokenizer.json", "model.merges", _("a list"));
   if (node != NULL && JSON_NODE_HOLDS_ARRAY (node) && json_array_get_length (json_node_get_array (node)) > 0)
     return merges_from_json (json_node_get_array (node), t->merges, error);
   t->merges_origin = "merges.txt";
