@@ -532,6 +532,35 @@ def main():
     def cfg(fn):
         return lambda d: edit_json(d, "config.json", fn)
 
+    # JSON that json-glib would read differently from Python: a second value
+    # after the file's own (json-glib read the first and dropped the rest,
+    # Python refuses the extra data), an integer beyond 64 bits (json-glib
+    # read 2^70 as -1 and wrote top_k -1; Python reads it, gguf-py cannot pack it)
+    def raw(name, fname, fn):
+        d = WORK / name
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(WORK / "base", d)
+        p = d / fname
+        p.write_text(fn(p.read_text(encoding="utf-8")), encoding="utf-8")
+        return d
+
+    def set_top_k_raw(text):
+        g = json.loads(text)
+        g["top_k"] = 12345
+        return json.dumps(g).replace("12345", str(2 ** 70))
+    for name, fname, fn, want in (
+            ("a second object after config.json's", "config.json",
+             lambda t: t + '{"vocab_size": 7}', "a second JSON value after the file's own"),
+            ("a second object after tokenizer.json's", "tokenizer.json",
+             lambda t: t + " {}", "a second JSON value after the file's own"),
+            ("vocab_size 2^64", "config.json",
+             lambda t: t.replace('"vocab_size": ', '"vocab_size": 18446744073709551616, "x": ', 1),
+             "an integer beyond the 64-bit range"),
+            ("top_k 2^70 (read as -1)", "generation_config.json", set_top_k_raw,
+             "generation_config.json: byte")):
+        expect_refusal(name, raw("refuse-raw-" + re.sub(r"[^a-z0-9]+", "-", name.lower()),
+                                 fname, fn), want)
+
     # a value of the wrong JSON type, or one gguf-py cannot pack, stops llama.cpp's
     # converter (struct.pack raises; a str has no .lower(), …): never taken as absent
     for name, fname, fn, want in (

@@ -596,42 +596,9 @@ ts_hf_config_load (GFile   *dir,
   g_autoptr(GFile) file = g_file_get_child (dir, "config.json");
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   g_autoptr(TsHfConfig) config = g_new0 (TsHfConfig, 1);
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) local_error = NULL;
-  TsJsonCheck check;
-  gsize len, where = 0;
+  JsonObject *root = _ts_load_side_json (file, 16 * 1024 * 1024, parser, NULL, error);
 
-  if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &local_error))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   _("config.json: %s"), local_error->message);
-      return NULL;
-    }
-  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where);
-  if (check == TS_JSON_TOO_MANY_VALUES)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("config.json: more than %d JSON values, more than any real one holds"),
-                   TS_JSON_MAX_VALUES);
-      return NULL;
-    }
-  if (check == TS_JSON_UNKEPT_ESCAPE)
-    {
-      _ts_json_set_unkept_escape (error, "config.json", where);
-      return NULL;
-    }
-  if (len > 16 * 1024 * 1024 ||
-      check != TS_JSON_OK ||
-      !json_parser_load_from_data (parser, contents, (gssize) len, &local_error) ||
-      json_parser_get_root (parser) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("config.json: not a JSON object%s%s"),
-                   local_error ? ": " : "", local_error ? local_error->message : "");
-      return NULL;
-    }
-  if (!parse_config (config, json_node_get_object (json_parser_get_root (parser)), error))
+  if (root == NULL || !parse_config (config, root, error))
     return NULL;
   return g_steal_pointer (&config);
 }

@@ -566,16 +566,8 @@ load_object (GFile       *dir,
              JsonParser  *parser)
 {
   g_autoptr(GFile) file = g_file_get_child (dir, name);
-  g_autofree char *contents = NULL;
-  gsize len;
 
-  if (!_ts_load_side_file (file, 256 * 1024 * 1024, NULL, &contents, &len, NULL) ||
-      _ts_json_check (contents, len, TS_JSON_MAX_VALUES, NULL) != TS_JSON_OK ||
-      !json_parser_load_from_data (parser, contents, (gssize) len, NULL) ||
-      json_parser_get_root (parser) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    return NULL;
-  return json_node_get_object (json_parser_get_root (parser));
+  return _ts_load_side_json (file, 256 * 1024 * 1024, parser, NULL, NULL);
 }
 
 /* "bos_token": "<|x|>" or {"content": "<|x|>", …} */
@@ -1379,8 +1371,7 @@ check_sampling (MetaContext *ctx)
   if (unreadable != NULL)
     {
       _ts_audit_report_add_check (ctx->report, "metadata:general.sampling", TS_AUDIT_WARN,
-                                  _("generation_config.json: %s; the sampling defaults are not "
-                                    "compared"), unreadable);
+                                  _("%s; the sampling defaults are not compared"), unreadable);
       return;
     }
   want_bytes = ts_gguf_metadata_get_bytes (md);

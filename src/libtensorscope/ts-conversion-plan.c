@@ -719,28 +719,25 @@ _ts_sampling_add_metadata (GFile           *dir,
   };
   g_autoptr(GFile) file = g_file_get_child (dir, "generation_config.json");
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
+  TsJsonCheck check;
   JsonObject *obj;
-  gsize len;
 
   *unreadable = NULL;
-  if (!_ts_load_side_file (file, 16 * 1024 * 1024, NULL, &contents, &len, &local_error))
+  obj = _ts_load_side_json (file, 16 * 1024 * 1024, parser, &check, &local_error);
+  /* Python reads a 2^70 that json-glib cannot, and gguf-py then refuses
+   * to pack it: no conversion. Anything else unreadable is passed over. */
+  if (obj == NULL && check == TS_JSON_INTEGER_TOO_LARGE)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (obj == NULL)
     {
       if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         *unreadable = g_strdup (local_error->message);
       return TRUE;
     }
-  if (_ts_json_check (contents, len, TS_JSON_MAX_VALUES, NULL) != TS_JSON_OK ||
-      !json_parser_load_from_data (parser, contents, (gssize) len, &local_error) ||
-      json_parser_get_root (parser) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    {
-      *unreadable = g_strdup_printf (_("not a JSON object%s%s"), local_error ? ": " : "",
-                                     local_error ? local_error->message : "");
-      return TRUE;
-    }
-  obj = json_node_get_object (json_parser_get_root (parser));
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       JsonNode *node = json_object_get_member (obj, keys[i].hf);
@@ -771,8 +768,7 @@ add_sampling (TsConversionPlan  *self,
   if (!_ts_sampling_add_metadata (self->dir, self->metadata, &unreadable, error))
     return FALSE;
   if (unreadable != NULL)
-    add_warning (self, _("generation_config.json: %s; its sampling defaults are left out"),
-                 unreadable);
+    add_warning (self, _("%s; its sampling defaults are left out"), unreadable);
   return TRUE;
 }
 

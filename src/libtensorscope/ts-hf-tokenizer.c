@@ -334,46 +334,13 @@ load_json (GFile       *dir,
            GError     **error)
 {
   g_autoptr(GFile) file = g_file_get_child (dir, name);
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *contents = NULL;
-  gsize length = 0, where = 0;
-  TsJsonCheck check;
 
   *out = NULL;
   if (!required && !g_file_query_exists (file, NULL))
     return TRUE;
-  if (!load_text (file, &contents, &length, error))
-    return FALSE;
-  check = _ts_json_check (contents, length, TS_JSON_MAX_VALUES, &where);
-  if (check == TS_JSON_NOT_STRICT)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or arrays or objects nested deeper than %d levels"), name, TS_JSON_MAX_DEPTH);
-      return FALSE;
-    }
-  if (check == TS_JSON_TOO_MANY_VALUES)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: more than %d JSON values, more than any real tokenizer holds"),
-                   name, TS_JSON_MAX_VALUES);
-      return FALSE;
-    }
-  if (check == TS_JSON_UNKEPT_ESCAPE)
-    {
-      _ts_json_set_unkept_escape (error, name, where);
-      return FALSE;
-    }
   *parser = json_parser_new ();
-  if (!json_parser_load_from_data (*parser, contents, length, &local_error))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", name, local_error->message);
-      return FALSE;
-    }
-  if (json_parser_get_root (*parser) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (*parser)))
-    return invalid (error, name, "(top level)", _("an object"));
-  *out = json_node_get_object (json_parser_get_root (*parser));
-  return TRUE;
+  *out = _ts_load_side_json (file, MAX_JSON_SIZE, *parser, NULL, error);
+  return *out != NULL;
 }
 
 /* ------------------------------------------------------------ vocabulary */

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 
 G_BEGIN_DECLS
 
@@ -91,6 +92,7 @@ typedef enum
   TS_JSON_TOO_MANY_VALUES,  /* more than the values asked for */
   TS_JSON_UNKEPT_ESCAPE,    /* a string holds \u0000 or a lone surrogate */
   TS_JSON_TRAILING,         /* a second value after the document's own */
+  TS_JSON_INTEGER_TOO_LARGE,  /* an integer outside int64, which json-glib reads wrong */
 } TsJsonCheck;
 
 static inline gboolean
@@ -105,6 +107,25 @@ _ts_json_is_scalar_char (char ch)
   return g_ascii_isalnum (ch) || ch == '-' || ch == '+' || ch == '.';
 }
 
+/* json-glib reads an integer beyond int64 wrong, without a word: 2^70 as
+ * -1, 2^64 + 2 as a float. TRUE for the digits of such an integer (a
+ * number without a fraction or an exponent). */
+static inline gboolean
+_ts_json_integer_too_large (const char *token,
+                            gsize       len)
+{
+  gboolean negative = token[0] == '-';
+  const char *digits = token + negative;
+  gsize n = len - negative;
+
+  for (gsize k = 0; k < n; k++)
+    if (!g_ascii_isdigit (digits[k]))
+      return FALSE;
+  if (n != 19)
+    return n > 19;
+  return strncmp (digits, negative ? "9223372036854775808" : "9223372036854775807", 19) > 0;
+}
+
 /* The guard in front of json-glib, one linear scan without allocation:
  * outside strings, nothing but JSON's own characters, arrays and objects
  * nested at most TS_JSON_MAX_DEPTH deep, and at most @max_values values
@@ -116,7 +137,8 @@ _ts_json_is_scalar_char (char ch)
  * value is refused, *@where (if given) its index. No string may hold an
  * escape json-glib cannot keep (\u0000, which would cut the string short,
  * or a lone surrogate): *@where (if given) is then the index of its
- * backslash. *@negative_zero (if given) is the index of the first integer
+ * backslash. An integer beyond int64 is refused, *@where (if given) its
+ * index. *@negative_zero (if given) is the index of the first integer
  * written "-0" (G_MAXSIZE if none), which serde_json reads as a float. */
 static inline TsJsonCheck
 _ts_json_scan (const char *json,
@@ -175,6 +197,12 @@ _ts_json_scan (const char *json,
           if (negative_zero != NULL && *negative_zero == G_MAXSIZE &&
               end - i == 2 && ch == '-' && json[i + 1] == '0')
             *negative_zero = i;
+          if (_ts_json_integer_too_large (json + i, end - i))
+            {
+              if (where != NULL)
+                *where = i;
+              return TS_JSON_INTEGER_TOO_LARGE;
+            }
           i = end - 1;
           root_done = depth == 0;
         }
@@ -198,10 +226,5 @@ _ts_json_check (const char *json,
 {
   return _ts_json_scan (json, len, max_values, where, NULL);
 }
-
-/* the error for TS_JSON_UNKEPT_ESCAPE in the file @name (G_IO_ERROR_INVALID_DATA) */
-void _ts_json_set_unkept_escape (GError     **error,
-                                 const char  *name,
-                                 gsize        where);
 
 G_END_DECLS

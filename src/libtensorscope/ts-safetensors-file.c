@@ -452,6 +452,9 @@ parse_header_json (const char   *file_name,
   if (check == TS_JSON_TRAILING)
     return fail_at (error, file_name, 8 + where, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
                     _("the JSON header goes on after its object: a second JSON value starts here"));
+  if (check == TS_JSON_INTEGER_TOO_LARGE)
+    return fail_at (error, file_name, 8 + where, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
+                    _("an integer of the JSON header is beyond the 64-bit range"));
   /* serde_json reads -0 as a float, which no shape or offset may be */
   if (negative_zero != G_MAXSIZE)
     return fail_at (error, file_name, 8 + negative_zero, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
@@ -660,6 +663,9 @@ parse_index (GFile        *index_file,
   if (check == TS_JSON_TRAILING)
     return fail_at (error, name, where, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index goes on after its object: a second JSON value starts here"));
+  if (check == TS_JSON_INTEGER_TOO_LARGE)
+    return fail_at (error, name, where, TS_FORMAT_ERROR_INVALID_INDEX,
+                    _("an integer of the index is beyond the 64-bit range"));
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("not valid JSON: %s"), local_error->message);
@@ -860,27 +866,19 @@ find_index_for_shard (GFile *shard)
   g_autoptr(GFile) dir = g_file_get_parent (shard);
   g_autoptr(GFile) index = NULL;
   g_autofree char *shard_name = g_file_get_basename (shard);
-  g_autofree char *contents = NULL;
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  JsonNode *root;
+  JsonObject *root;
   JsonObject *map;
   g_autoptr(GList) values = NULL;
-  gsize len;
 
   if (dir == NULL)
     return NULL;
   index = g_file_get_child (dir, DEFAULT_INDEX);
-  if (!_ts_load_side_file (index, ST_MAX_HEADER, NULL, &contents, &len, NULL) ||
-      len > ST_MAX_HEADER ||
-      _ts_json_check (contents, len, TS_JSON_MAX_VALUES, NULL) != TS_JSON_OK ||
-      !json_parser_load_from_data (parser, contents, (gssize) len, NULL))
+  root = _ts_load_side_json (index, ST_MAX_HEADER, parser, NULL, NULL);
+  if (root == NULL || !json_object_has_member (root, "weight_map") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "weight_map")))
     return NULL;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root) ||
-      !json_object_has_member (json_node_get_object (root), "weight_map") ||
-      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (root), "weight_map")))
-    return NULL;
-  map = json_object_get_object_member (json_node_get_object (root), "weight_map");
+  map = json_object_get_object_member (root, "weight_map");
   values = json_object_get_values (map);
   for (GList *l = values; l; l = l->next)
     if (JSON_NODE_TYPE (l->data) == JSON_NODE_VALUE &&

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "ts-json-private.h"
 
 G_BEGIN_DECLS
 
@@ -22,5 +25,11 @@ gboolean _ts_load_side_file (GFile         *file,
                              char         **contents,
                              gsize         *length,
                              GError       **error);
+
+JsonObject *_ts_load_side_json (GFile        *file,
+                                gsize         max_size,
+                                JsonParser   *parser,
+                                TsJsonCheck  *check,
+                                GError      **error);
 
 G_END_DECLS

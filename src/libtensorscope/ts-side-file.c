@@ -175,13 +175,97 @@ _ts_load_side_file (GFile         *file,
   return TRUE;
 }
 
-void
-_ts_json_set_unkept_escape (GError     **error,
-                            const char  *name,
-                            gsize        where)
+/**
+ * _ts_load_side_json:
+ * @file: a JSON file beside the weights (config.json, tokenizer.json, …)
+ * @max_size: the most bytes it may hold
+ * @parser: parses it
+ * @check: (out) (optional): the JSON guard's verdict (TS_JSON_OK when it
+ *   was not reached)
+ * @error: return location for a #GError, whose message starts with the
+ *   file's name; G_IO_ERROR_NOT_FOUND for a file that is not there,
+ *   G_IO_ERROR_INVALID_DATA for one that is not a JSON object
+ *
+ * Loads @file as _ts_load_side_file() does, passes it through the JSON
+ * guard (each of its rules gives its own message, with the byte where it
+ * applies) and parses it.
+ *
+ * Returns: (transfer none) (nullable): the top-level object, owned by @parser
+ */
+JsonObject *
+_ts_load_side_json (GFile        *file,
+                    gsize         max_size,
+                    JsonParser   *parser,
+                    TsJsonCheck  *check,
+                    GError      **error)
 {
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               _("%s: byte %" PRIu64 ": a string holds \\u0000 or an unpaired "
-                 "surrogate (\\ud800–\\udfff), which cannot be kept as UTF-8 text"),
-               name, (guint64) where);
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
+  const char *bad = NULL;
+  gsize len, where = 0;
+  JsonNode *root;
+  TsJsonCheck found;
+
+  if (check != NULL)
+    *check = TS_JSON_OK;
+  if (!_ts_load_side_file (file, max_size, NULL, &contents, &len, &local_error))
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "%s: ", name);
+      return NULL;
+    }
+  if (!g_utf8_validate_len (contents, len, &bad))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: byte %" PRIu64 ": not valid UTF-8"),
+                   name, (guint64) (bad - contents));
+      return NULL;
+    }
+  found = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where);
+  if (check != NULL)
+    *check = found;
+  switch (found)
+    {
+    case TS_JSON_OK:
+    default:
+      break;
+    case TS_JSON_NOT_STRICT:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or arrays or objects nested deeper than %d levels"),
+                   name, TS_JSON_MAX_DEPTH);
+      return NULL;
+    case TS_JSON_TOO_MANY_VALUES:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: more than %d JSON values, more than any real one holds"),
+                   name, TS_JSON_MAX_VALUES);
+      return NULL;
+    case TS_JSON_UNKEPT_ESCAPE:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: byte %" PRIu64 ": a string holds \\u0000 or an unpaired "
+                     "surrogate (\\ud800–\\udfff), which cannot be kept as UTF-8 text"),
+                   name, (guint64) where);
+      return NULL;
+    case TS_JSON_TRAILING:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: byte %" PRIu64 ": a second JSON value after the file's own"),
+                   name, (guint64) where);
+      return NULL;
+    case TS_JSON_INTEGER_TOO_LARGE:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: byte %" PRIu64 ": an integer beyond the 64-bit range, which "
+                     "would be read wrong"), name, (guint64) where);
+      return NULL;
+    }
+  if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", name, local_error->message);
+      return NULL;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: the top level is not a JSON object"), name);
+      return NULL;
+    }
+  return json_node_get_object (root);
 }
