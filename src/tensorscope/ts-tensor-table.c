@@ -47,6 +47,9 @@ struct _TsTensorTable
   GtkColumnView      *column_view;
   GtkColumnViewColumn *columns[N_COLUMNS];
   GtkLabel           *summary_label;
+  /* the widest number of each numeric column, in characters: its cells
+   * are never narrower, so no number loses its leading digits */
+  guint               number_chars[N_COLUMNS];
 };
 
 G_DEFINE_FINAL_TYPE (TsTensorTable, ts_tensor_table, GTK_TYPE_WIDGET)
@@ -73,9 +76,9 @@ static const struct
   float xalign;
   GtkInscriptionOverflow overflow;
 } cell_specs[N_COLUMNS] = {
-  [COLUMN_NAME]     = { 16, 44, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE },
+  [COLUMN_NAME]     = { 40, 56, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE },
   [COLUMN_TYPE]     = { 4, 7, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END },
-  [COLUMN_SHAPE]    = { 8, 15, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END },
+  [COLUMN_SHAPE]    = { 14, 15, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END },
   [COLUMN_ELEMENTS] = { 8, 13, 1.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_START },
   [COLUMN_BYTES]    = { 8, 13, 1.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_START },
   [COLUMN_OFFSET]   = { 8, 14, 1.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_START },
@@ -150,7 +153,15 @@ bind_cell (GtkSignalListItemFactory *factory,
   Column column = GPOINTER_TO_UINT (user_data);
   TsTensor *tensor = gtk_list_item_get_item (item);
   GtkInscription *cell = GTK_INSCRIPTION (gtk_list_item_get_child (item));
+  TsTensorTable *self = g_object_get_data (G_OBJECT (factory), "table");
   g_autofree char *text = NULL;
+  guint chars = MAX (cell_specs[column].min_chars, self->number_chars[column]);
+
+  if (gtk_inscription_get_min_chars (cell) != chars)
+    {
+      gtk_inscription_set_min_chars (cell, chars);
+      gtk_inscription_set_nat_chars (cell, MAX (cell_specs[column].nat_chars, chars));
+    }
 
   /* the strings the tensor owns are shown as they are */
   if (column == COLUMN_NAME)
@@ -350,6 +361,29 @@ update_summary (TsTensorTable *self)
 /* ------------------------------------------------------------------------ */
 /* API                                                                       */
 
+static void
+update_number_chars (TsTensorTable *self)
+{
+  GListModel *tensors = self->model != NULL ? ts_model_file_get_tensors (self->model) : NULL;
+  guint64 max[N_COLUMNS] = { 0 };
+  guint n = tensors != NULL ? g_list_model_get_n_items (tensors) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsTensor) tensor = g_list_model_get_item (tensors, i);
+
+      max[COLUMN_ELEMENTS] = MAX (max[COLUMN_ELEMENTS], ts_tensor_get_n_elements (tensor));
+      max[COLUMN_BYTES] = MAX (max[COLUMN_BYTES], ts_tensor_get_size (tensor));
+      max[COLUMN_OFFSET] = MAX (max[COLUMN_OFFSET], ts_tensor_get_offset (tensor));
+    }
+  for (Column c = COLUMN_ELEMENTS; c <= COLUMN_OFFSET; c++)
+    {
+      g_autofree char *widest = ts_format_count (max[c]);
+
+      self->number_chars[c] = (guint) g_utf8_strlen (widest, -1);
+    }
+}
+
 void
 ts_tensor_table_set_model_file (TsTensorTable *self,
                                 TsModelFile   *model)
@@ -373,6 +407,7 @@ ts_tensor_table_set_model_file (TsTensorTable *self,
   gtk_sort_list_model_set_incremental (self->sort_model, n > 20000);
   gtk_filter_list_model_set_incremental (self->filter_model, n > 20000);
 
+  update_number_chars (self);
   many_parts = model != NULL &&
                g_list_model_get_n_items (ts_model_file_get_parts (model)) > 1;
   gtk_column_view_column_set_visible (self->columns[COLUMN_PART], many_parts);
@@ -705,6 +740,7 @@ ts_tensor_table_init (TsTensorTable *self)
       g_autoptr(GtkSorter) column_sorter =
         GTK_SORTER (gtk_custom_sorter_new (compare_tensors, GUINT_TO_POINTER (i), NULL));
 
+      g_object_set_data (G_OBJECT (factory), "table", self);
       g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GUINT_TO_POINTER (i));
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GUINT_TO_POINTER (i));
       gtk_column_view_column_set_factory (self->columns[i], factory);

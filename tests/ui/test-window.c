@@ -10,9 +10,11 @@
 #include "ts-test-dir.h"
 #include "ts-ui-test.h"
 
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ts-application.h"
 #include "ts-export-dialog.h"
@@ -375,6 +377,39 @@ test_recent_menu (void)
   gtk_recent_manager_purge_items (manager, NULL);
 }
 
+/* Every shown label under @widget, one at a time, with its text made half
+ * as long again: @window's minimum width stays at most @max_width. Labels
+ * of list rows (their columns ellipsize) are left out. */
+static void
+assert_labels_can_shrink (GtkWidget *window,
+                          GtkWidget *widget,
+                          int        max_width)
+{
+  if (GTK_IS_LIST_VIEW (widget) || GTK_IS_COLUMN_VIEW (widget))
+    return;
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+      !gtk_label_get_use_markup (GTK_LABEL (widget)))
+    {
+      g_autofree char *text = g_strdup (gtk_label_get_text (GTK_LABEL (widget)));
+      gsize half = strlen (text) / 2;
+      g_autofree char *longer = NULL;
+      int min_width = 0;
+
+      /* a whole number of characters, a space between */
+      while (half > 0 && (text[half] & 0xc0) == 0x80)
+        half--;
+      longer = g_strdup_printf ("%s %.*s", text, (int) half, text);
+      gtk_label_set_text (GTK_LABEL (widget), longer);
+      gtk_widget_measure (window, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+      gtk_label_set_text (GTK_LABEL (widget), text);
+      if (min_width > max_width)
+        g_error ("the label \"%s\", half as long again, makes the window %d px wide", text, min_width);
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    assert_labels_can_shrink (window, child, max_width);
+}
+
 static void
 test_open_gguf (void)
 {
@@ -416,6 +451,10 @@ test_open_gguf (void)
         g_test_message ("minimum width with the %s: %d", views[i], min_width);
         g_assert_cmpint (min_width, <=, 683);
       }
+    /* and with translations half as long again as the English (French
+     * runs about a third longer): no label may hold the window wider */
+    ts_window_show_view (window, "tensors");
+    assert_labels_can_shrink (GTK_WIDGET (window), GTK_WIDGET (window), 683);
   }
   save_screenshot (GTK_WIDGET (window), "model-gguf.png");
   save_screenshot (GTK_WIDGET (ts_window_get_layout_view (window)), "layout-view.png");
@@ -435,6 +474,81 @@ test_open_gguf (void)
     g_assert_true (ts_window_get_model (window) != before);
   }
 
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* every numeric cell under @widget asks for at least its text's width */
+static guint
+check_number_cells (GtkWidget *widget)
+{
+  guint n = 0;
+
+  if (GTK_IS_INSCRIPTION (widget) && gtk_widget_has_css_class (widget, "numeric"))
+    {
+      const char *text = gtk_inscription_get_text (GTK_INSCRIPTION (widget));
+
+      if (text != NULL && text[0] != '\0')
+        {
+          g_assert_cmpuint (gtk_inscription_get_min_chars (GTK_INSCRIPTION (widget)), >=,
+                            g_utf8_strlen (text, -1));
+          n++;
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    n += check_number_cells (child);
+  return n;
+}
+
+/* Offsets past a gigabyte (13 characters) are shown whole, at the window's
+ * narrowest too: they had been cut at the front to "…,079,728", a wrong
+ * looking number; the table scrolls sideways instead. */
+static void
+test_wide_numbers (void)
+{
+  g_autofree char *path = g_build_filename (fixture_dir, "wide-numbers.gguf", NULL);
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  TsWindow *window;
+  TsTensorTable *table;
+  guint64 big = (guint64) 1 << 28;   /* F32 elements: 1 GiB, sparse */
+  guint n_cells;
+  int fd;
+
+  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
+  ts_test_put_u32 (out, 3);
+  ts_test_put_u64 (out, 2);
+  ts_test_put_u64 (out, 1);
+  put_kv_str (out, "general.architecture", "llama");
+  ts_test_put_str (out, "blk.0.ffn_up.weight");
+  ts_test_put_u32 (out, 1);
+  ts_test_put_u64 (out, big);
+  ts_test_put_u32 (out, 0);
+  ts_test_put_u64 (out, 0);
+  ts_test_put_str (out, "output_norm.weight");
+  ts_test_put_u32 (out, 1);
+  ts_test_put_u64 (out, 8);
+  ts_test_put_u32 (out, 0);
+  ts_test_put_u64 (out, big * 4);
+  while (out->len % 32 != 0)
+    g_byte_array_append (out, (const guint8 *) "", 1);
+  g_file_set_contents (path, (const char *) out->data, out->len, &error);
+  g_assert_no_error (error);
+  fd = g_open (path, O_WRONLY, 0);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) (out->len + big * 4 + 32)), ==, 0);
+  g_close (fd, NULL);
+
+  window = open_in_new_window (path);
+  gtk_window_set_default_size (GTK_WINDOW (window), 683, 800);
+  ts_window_show_view (window, "tensors");
+  table = ts_window_get_tensor_table (window);
+  g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, 2);
+  ts_test_run_for (300);
+  n_cells = check_number_cells (GTK_WIDGET (table));
+  /* elements, bytes and offset of both rows (and of rows kept for reuse) */
+  g_assert_cmpuint (n_cells, >=, 6);
+  save_screenshot (GTK_WIDGET (window), "wide-numbers.png");
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -1368,6 +1482,7 @@ main (int   argc,
   g_test_add_func ("/window/empty", test_empty);
   g_test_add_func ("/window/recent-menu", test_recent_menu);
   g_test_add_func ("/window/open-gguf", test_open_gguf);
+  g_test_add_func ("/window/wide-numbers", test_wide_numbers);
   g_test_add_func ("/window/sort-filter", test_sort_filter);
   g_test_add_func ("/window/sort-scroll", test_sort_scroll);
   g_test_add_func ("/window/selection-sync", test_selection_sync);
