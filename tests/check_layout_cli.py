@@ -240,6 +240,19 @@ def main():
             if ok:
                 check(out)
 
+    # the description line is the window's subtitle: one tensor is "1 tensor"
+    # (the export said "1 tensors"), and its count of files is the format's
+    one = os.path.join(outdir, "one-tensor.safetensors")
+    header = b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}'
+    header += b" " * (-len(header) % 8)
+    with open(one, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header + bytes(8))
+    svg = os.path.join(outdir, "one-tensor.svg")
+    r = run(cli, "layout", one, "-o", svg)
+    desc = ET.parse(svg).getroot().findtext(SVG_NS + "desc") if r.returncode == 0 else None
+    report(desc is not None and desc.startswith("Safetensors · ") and desc.endswith(" · 1 tensor"),
+           "one-tensor.safetensors: the SVG says \"Safetensors · … · 1 tensor\"", repr(desc))
+
     check_errors(cli, fixtures, outdir)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

@@ -555,8 +555,6 @@ build_bands (TsLayout *self)
   guint n_tensors = g_list_model_get_n_items (tensors);
   g_autoptr(GHashTable) by_part = g_hash_table_new_full (NULL, NULL, NULL,
                                                          (GDestroyNotify) g_ptr_array_unref);
-  g_autofree char *total = NULL;
-  g_autofree char *count = NULL;
 
   for (guint i = 0; i < n_tensors; i++)
     {
@@ -595,15 +593,7 @@ build_bands (TsLayout *self)
     }
 
   self->title = g_strdup (ts_model_file_get_display_name (self->model));
-  total = g_format_size (ts_model_file_get_total_size (self->model));
-  count = format_count (ts_model_file_get_n_tensors (self->model));
-  self->subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                 "%s · %u file · %s · %s tensors",
-                                                 "%s · %u files · %s · %s tensors",
-                                                 n_parts),
-                                    ts_model_file_get_format (self->model) == TS_FORMAT_GGUF
-                                      ? "GGUF" : "Safetensors",
-                                    n_parts, total, count);
+  self->subtitle = ts_model_file_dup_summary (self->model);
   self->view_start = 0;
   self->view_end = MAX (self->max_part_size, 1);
 }

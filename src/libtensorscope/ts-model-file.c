@@ -426,6 +426,39 @@ ts_model_file_get_display_name (TsModelFile *self)
   return priv->display_name;
 }
 
+/**
+ * ts_model_file_dup_summary:
+ * @self: a model
+ *
+ * Returns: one line for the window and the exported diagram: the format,
+ *   the size and the tensor count, "GGUF v3 · 6.4 GB · 255 tensors"
+ */
+char *
+ts_model_file_dup_summary (TsModelFile *self)
+{
+  g_autofree char *size = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *format = NULL;
+  guint n_parts;
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (self), NULL);
+
+  size = g_format_size (ts_model_file_get_total_size (self));
+  count = _ts_format_count (ts_model_file_get_n_tensors (self));
+  n_parts = g_list_model_get_n_items (ts_model_file_get_parts (self));
+  if (TS_IS_GGUF_FILE (self))
+    format = g_strdup_printf ("GGUF v%u", ts_gguf_file_get_version (TS_GGUF_FILE (self)));
+  else if (n_parts > 1)
+    format = g_strdup_printf (_("Safetensors, %u shards"), n_parts);
+  else
+    format = g_strdup ("Safetensors");
+
+  /* Translators: "GGUF v3 · 6.4 GB · 255 tensors" */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %s · %s tensor", "%s · %s · %s tensors",
+                                       ts_model_file_get_n_tensors (self)),
+                          format, size, count);
+}
+
 GListModel *
 ts_model_file_get_parts (TsModelFile *self)
 {

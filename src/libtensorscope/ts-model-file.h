@@ -62,6 +62,7 @@ TsModelFile     *ts_model_file_load_finish      (GAsyncResult         *result,
 GFile           *ts_model_file_get_file         (TsModelFile *self);
 TsFormat         ts_model_file_get_format       (TsModelFile *self);
 const char      *ts_model_file_get_display_name (TsModelFile *self);
+char            *ts_model_file_dup_summary      (TsModelFile *self);
 /* GListModel of TsFilePart, TsTensor, TsMetadataEntry */
 GListModel      *ts_model_file_get_parts        (TsModelFile *self);
 GListModel      *ts_model_file_get_tensors      (TsModelFile *self);

@@ -144,27 +144,6 @@ show_page (TsWindow   *self,
   update_actions (self);
 }
 
-static char *
-describe_model (TsModelFile *model)
-{
-  g_autofree char *size = g_format_size (ts_model_file_get_total_size (model));
-  g_autofree char *count = ts_format_count (ts_model_file_get_n_tensors (model));
-  guint n_parts = g_list_model_get_n_items (ts_model_file_get_parts (model));
-  g_autofree char *format = NULL;
-
-  if (TS_IS_GGUF_FILE (model))
-    format = g_strdup_printf ("GGUF v%u", ts_gguf_file_get_version (TS_GGUF_FILE (model)));
-  else if (n_parts > 1)
-    format = g_strdup_printf (_("Safetensors, %u shards"), n_parts);
-  else
-    format = g_strdup ("Safetensors");
-
-  /* Translators: "GGUF v3 · 6.4 GB · 255 tensors" */
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %s · %s tensor", "%s · %s · %s tensors",
-                                       ts_model_file_get_n_tensors (model)),
-                          format, size, count);
-}
-
 static void
 add_to_recent (TsWindow *self,
                GFile    *file)
@@ -268,7 +247,7 @@ set_model (TsWindow    *self,
            TsModelFile *model,
            TsLayout    *layout)
 {
-  g_autofree char *subtitle = describe_model (model);
+  g_autofree char *subtitle = ts_model_file_dup_summary (model);
 
   /* the header bar already says what this is; exports keep the title */
   ts_layout_set_show_title (layout, FALSE);
@@ -540,7 +519,7 @@ cancel_load_action (GtkWidget  *widget,
     set_titles (self, _("Tensorscope"), NULL);
   else if (self->model != NULL)
     {
-      g_autofree char *subtitle = describe_model (self->model);
+      g_autofree char *subtitle = ts_model_file_dup_summary (self->model);
       set_titles (self, ts_model_file_get_display_name (self->model), subtitle);
       g_set_object (&self->file, ts_model_file_get_file (self->model));
     }
