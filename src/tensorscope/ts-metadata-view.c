@@ -566,12 +566,15 @@ copy_text (TsMetadataEntry *entry)
          ? ts_metadata_entry_dup_string (entry) : ts_metadata_entry_to_string (entry);
 }
 
-/* The most items Ctrl+C copies of an array: more than any real vocabulary
- * has, few enough that a hostile count cannot hold the window up */
-#define COPY_MAX_ITEMS 1048576
+/* The most bytes Ctrl+C puts on the clipboard. Above 262,144 GTK sends
+ * X11 clipboard data in pieces (INCR), and a reader that stops halfway
+ * (a paste cut short, a clipboard manager giving up) then freezes the
+ * window for good: GTK (4.8 to at least 4.22) waits for it on the main
+ * thread. */
+#define COPY_MAX_BYTES 256000
 
 /* Ctrl+C: the focused array item, from the items list; else the selected
- * entry's whole value (an array, a line an item) */
+ * entry's whole value (an array, a line an item), up to COPY_MAX_BYTES */
 static void
 copy_value_action (GtkWidget  *widget,
                    const char *action_name,
@@ -599,18 +602,22 @@ copy_value_action (GtkWidget  *widget,
     {
       guint64 n = ts_metadata_entry_get_array_length (entry);
       GString *out = g_string_new (NULL);
+      guint64 i;
 
-      for (guint64 i = 0; i < MIN (n, COPY_MAX_ITEMS); i++)
+      /* room kept for the last line */
+      for (i = 0; i < n; i++)
         {
           g_autoptr(TsMetadataEntry) item = ts_metadata_entry_get_item (entry, i);
           g_autofree char *item_text = copy_text (item);
 
+          if (out->len + strlen (item_text) + 1 > COPY_MAX_BYTES - 200)
+            break;
           g_string_append (out, item_text);
           g_string_append_c (out, '\n');
         }
-      if (n > COPY_MAX_ITEMS)
+      if (i < n)
         {
-          g_autofree char *more = ts_format_count (n - COPY_MAX_ITEMS);
+          g_autofree char *more = ts_format_count (n - i);
 
           /* Translators: the last line of a copied array cut short */
           g_string_append_printf (out, _("… and %s more items, not copied\n"), more);
@@ -619,6 +626,13 @@ copy_value_action (GtkWidget  *widget,
     }
   else
     text = copy_text (entry);
+  /* a string longer than that: its first COPY_MAX_BYTES, whole characters */
+  if (strlen (text) > COPY_MAX_BYTES)
+    {
+      const char *end = g_utf8_find_prev_char (text, text + COPY_MAX_BYTES + 1);
+
+      text[end - text] = '\0';
+    }
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
 }
 

@@ -1024,6 +1024,67 @@ clipboard_text (GtkWidget *widget)
   return text;
 }
 
+/* Ctrl+C on an array of 480 KB copies what fits in 256,000 bytes and says
+ * how many items it left out: above 262,144 bytes GTK sends X11 clipboard
+ * data in pieces, and a reader that stopped halfway froze the window for
+ * good (a 128k-token vocabulary, 840 KB, did). */
+static void
+test_copy_big_array (void)
+{
+  g_autofree char *path = g_build_filename (fixture_dir, "big-array.gguf", NULL);
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  TsWindow *window;
+  TsMetadataView *view;
+  guint n_lines, n_items = 40000;
+
+  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
+  ts_test_put_u32 (out, 3);
+  ts_test_put_u64 (out, 0);
+  ts_test_put_u64 (out, 2);
+  put_kv_str (out, "general.architecture", "llama");
+  ts_test_put_str (out, "tokenizer.ggml.tokens");
+  ts_test_put_u32 (out, 9);
+  ts_test_put_u32 (out, 8);
+  ts_test_put_u64 (out, n_items);
+  for (guint i = 0; i < n_items; i++)
+    {
+      g_autofree char *token = g_strdup_printf ("token-%05u", i);
+
+      ts_test_put_str (out, token);
+    }
+  while (out->len % 32 != 0)
+    g_byte_array_append (out, (const guint8 *) "", 1);
+  g_file_set_contents (path, (const char *) out->data, out->len, &error);
+  g_assert_no_error (error);
+
+  window = open_in_new_window (path);
+  view = ts_window_get_metadata_view (window);
+  ts_window_show_view (window, "metadata");
+  g_assert_true (ts_metadata_view_select_key (view, "tokenizer.ggml.tokens"));
+  gtk_widget_activate_action (GTK_WIDGET (view), "metadata.copy-value", NULL);
+  text = clipboard_text (GTK_WIDGET (view));
+  g_assert_nonnull (text);
+  g_assert_cmpuint (strlen (text), <=, 256000);
+  g_assert_cmpuint (strlen (text), >, 250000);
+  lines = g_strsplit (text, "\n", -1);
+  n_lines = g_strv_length (lines);
+  /* the items in order, then "… and N more items, not copied", then "" */
+  g_assert_cmpstr (lines[0], ==, "token-00000");
+  {
+    g_autofree char *last_item = g_strdup_printf ("token-%05u", n_lines - 3);
+    g_autofree char *more = ts_format_count (n_items - (n_lines - 2));
+    g_autofree char *note = g_strdup_printf ("… and %s more items, not copied", more);
+
+    g_assert_cmpstr (lines[n_lines - 3], ==, last_item);
+    g_assert_cmpstr (lines[n_lines - 2], ==, note);
+    g_assert_cmpstr (lines[n_lines - 1], ==, "");
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_metadata (void)
 {
@@ -1490,6 +1551,7 @@ main (int   argc,
   g_test_add_func ("/window/down-from-filter", test_down_from_filter);
   g_test_add_func ("/window/zoom", test_zoom);
   g_test_add_func ("/window/metadata", test_metadata);
+  g_test_add_func ("/window/copy-big-array", test_copy_big_array);
   g_test_add_func ("/window/hostile", test_hostile);
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/dark-style", test_dark_style);
