@@ -918,6 +918,70 @@ test_description (Fixture       *fx,
   g_assert_nonnull (strstr (text, "13.79 %"));
 }
 
+/* A narrow diagram keeps its labels inside the strips' extent and draws a
+ * strip's byte range only where the heading leaves room: at 400 px
+ * "Tensor data · 8 bytes" ran past the right edge, and each heading was
+ * drawn over its range. */
+static void
+test_narrow_labels (Fixture       *fx,
+                    gconstpointer  data)
+{
+  /* a 56-byte header and one tensor of 8 bytes: the data's label sits at
+   * the right end; the long name makes a long heading */
+  g_autofree char *path = g_build_filename (fx->dir, "a-rather-long-checkpoint-name-for-a-heading.safetensors", NULL);
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsModelFile) model = NULL;
+  g_autoptr(TsLayout) layout = NULL;
+  g_autoptr(GBytes) svg_narrow = NULL;
+  g_autoptr(GBytes) svg_wide = NULL;
+  const char header[] = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
+  gsize padded = (sizeof header - 1 + 7) / 8 * 8;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  double x0, x1;
+  guint32 *pixels;
+  int stride, width = 400, height;
+
+  ts_test_put_u64 (out, padded);
+  g_byte_array_append (out, (const guint8 *) header, sizeof header - 1);
+  while (out->len < 8 + padded)
+    g_byte_array_append (out, (const guint8 *) " ", 1);
+  g_byte_array_append (out, (const guint8 *) "\0\0\200\77\0\0\0\100", 8);
+  g_file_set_contents (path, (const char *) out->data, out->len, &error);
+  g_assert_no_error (error);
+  model = ts_test_load_model (path);
+  layout = ts_layout_new (model);
+
+  ts_layout_allocate (layout, width);
+  ts_layout_get_strip_extent (layout, &x0, &x1);
+  height = (int) ceil (ts_layout_get_height (layout));
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, width, height);
+  cr = cairo_create (surface);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  ts_layout_draw (layout, cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  pixels = (guint32 *) (gpointer) cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface) / 4;
+  for (int y = 0; y < height; y++)
+    for (int x = (int) ceil (x1) + 1; x < width; x++)
+      if ((pixels[y * stride + x] & 0xffffff) != 0xffffff)
+        g_error ("drawn right of the strips (x1 = %g) at (%d, %d)", x1, x, y);
+  cairo_surface_destroy (surface);
+
+  /* the range: left out beside the long heading at 400 px, drawn at 1600 */
+  svg_narrow = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 400, 0, &error);
+  g_assert_no_error (error);
+  svg_wide = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1600, 0, &error);
+  g_assert_no_error (error);
+  g_assert_null (g_strstr_len (g_bytes_get_data (svg_narrow, NULL), g_bytes_get_size (svg_narrow),
+                               ">bytes 0 – 72<"));
+  g_assert_nonnull (g_strstr_len (g_bytes_get_data (svg_wide, NULL), g_bytes_get_size (svg_wide),
+                                  ">bytes 0 – 72<"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -933,6 +997,7 @@ main (int   argc,
   g_test_add ("/layout/zoom", Fixture, NULL, ts_test_dir_setup, test_zoom_ranges, ts_test_dir_teardown);
   g_test_add ("/layout/hit-test", Fixture, NULL, ts_test_dir_setup, test_hit_testing, ts_test_dir_teardown);
   g_test_add ("/layout/description", Fixture, NULL, ts_test_dir_setup, test_description, ts_test_dir_teardown);
+  g_test_add ("/layout/narrow-labels", Fixture, NULL, ts_test_dir_setup, test_narrow_labels, ts_test_dir_teardown);
   g_test_add ("/layout/export", Fixture, NULL, ts_test_dir_setup, test_exports, ts_test_dir_teardown);
   g_test_add ("/layout/export-async", Fixture, NULL, ts_test_dir_setup, test_export_async, ts_test_dir_teardown);
   g_test_add ("/layout/export-cancelled", Fixture, NULL, ts_test_dir_setup, test_export_cancelled, ts_test_dir_teardown);

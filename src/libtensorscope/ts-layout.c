@@ -45,6 +45,7 @@ svg_num (char   buf[G_ASCII_DTOSTR_BUF_SIZE],
 #define LABEL_GAP         14.0
 #define LABEL_ROW_HEIGHT  34.0
 #define LABEL_SPACING     12.0
+#define LABEL_INDENT      7.0   /* the text of a label, right of its colour bar */
 #define STRIP_SPACING     18.0
 #define LEGEND_ROW_HEIGHT 22.0
 #define REGION_MIN_WIDTH  6.0
@@ -328,6 +329,38 @@ measure_text (TsLayout   *self,
   set_font (self->measure_cr, size, bold);
   cairo_text_extents (self->measure_cr, text, &ext);
   return ext.x_advance;
+}
+
+/* @text, cut at the end with an ellipsis where it is wider than
+ * @max_width (a long file name in a narrow export) */
+static char *
+fit_text (TsLayout   *self,
+          const char *text,
+          double      size,
+          gboolean    bold,
+          double      max_width)
+{
+  glong lo = 0, hi = g_utf8_strlen (text, -1);
+
+  if (measure_text (self, text, size, bold) <= max_width)
+    return g_strdup (text);
+  /* the most characters that fit with the ellipsis */
+  while (lo < hi)
+    {
+      glong mid = (lo + hi + 1) / 2;
+      g_autofree char *head = g_utf8_substring (text, 0, mid);
+      g_autofree char *cut = g_strconcat (head, "…", NULL);
+
+      if (measure_text (self, cut, size, bold) <= max_width)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  {
+    g_autofree char *head = g_utf8_substring (text, 0, lo);
+
+    return g_strconcat (head, "…", NULL);
+  }
 }
 
 /* A kind's colour as this picture draws it: on a dark ground the near-black
@@ -716,7 +749,9 @@ build_plan_bands (TsLayout   *self,
   self->part_name = g_steal_pointer (&name);
   self->title = g_strdup_printf (_("%s (predicted)"), self->part_name);
   count = format_count (n_tensors);
-  self->subtitle = g_strdup_printf (_("GGUF · 1 file · %s · %s tensors"), size, count);
+  /* Translators: "GGUF v3 · 6.4 GB · 255 tensors" */
+  self->subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %s · %s tensor", "%s · %s · %s tensors",
+                                                 n_tensors), "GGUF v3", size, count);
   self->view_start = 0;
   self->view_end = MAX (self->max_part_size, 1);
 }
@@ -1423,7 +1458,7 @@ place_labels (TsLayout *self,
       box.line2 = format_range (r->offset, r->offset + r->length);
       w1 = measure_text (self, r->label, 12, TRUE);
       w2 = measure_text (self, box.line2, 10.5, FALSE);
-      box.width = MAX (w1, w2);
+      box.width = LABEL_INDENT + MAX (w1, w2);
       x = CLAMP (r->x + r->width / 2 - box.width / 2, self->x0, MAX (self->x0, self->x1 - box.width));
 
       for (row = 0; row < n_rows; row++)
@@ -1939,8 +1974,8 @@ draw_strip_labels (TsLayout *self,
       set_rgb (cr, kind_color (self, r->kind), 1.0);
       cairo_rectangle (cr, box->x, box->y + 1, 3, 25);
       cairo_fill (cr);
-      draw_text (self, cr, r->label, box->x + 7, box->y + 12, 12, TRUE, neutral (self, 0x241f31));
-      draw_text (self, cr, box->line2, box->x + 7, box->y + 26, 10.5, FALSE, neutral (self, 0x5e5c64));
+      draw_text (self, cr, r->label, box->x + LABEL_INDENT, box->y + 12, 12, TRUE, neutral (self, 0x241f31));
+      draw_text (self, cr, box->line2, box->x + LABEL_INDENT, box->y + 26, 10.5, FALSE, neutral (self, 0x5e5c64));
     }
 }
 
@@ -1950,17 +1985,21 @@ draw_strip (TsLayout *self,
             Strip    *strip)
 {
   g_autofree char *range = NULL;
+  g_autofree char *heading = fit_text (self, strip->heading, 12.5, TRUE, self->x1 - self->x0);
   guint64 vis_end = MIN (self->view_end, strip->size);
   double rw;
 
-  draw_text (self, cr, strip->heading, self->x0, strip->y + 14, 12.5, TRUE, neutral (self, 0x241f31));
+  draw_text (self, cr, heading, self->x0, strip->y + 14, 12.5, TRUE, neutral (self, 0x241f31));
 
   if (vis_end > self->view_start)
     range = format_range (self->view_start, vis_end);
   else
     range = g_strdup (_("nothing in the range shown"));
   rw = measure_text (self, range, 10.5, FALSE);
-  draw_text (self, cr, range, self->x1 - rw, strip->y + 14, 10.5, FALSE, neutral (self, 0x5e5c64));
+  /* where the heading leaves no room, the range is left out: a narrow
+   * export drew one over the other */
+  if (self->x0 + measure_text (self, heading, 12.5, TRUE) + LABEL_SPACING + rw <= self->x1)
+    draw_text (self, cr, range, self->x1 - rw, strip->y + 14, 10.5, FALSE, neutral (self, 0x5e5c64));
 
   /* the track: the strip's full extent on the common scale */
   set_rgb (cr, neutral (self, 0xf6f5f4), 1.0);
@@ -2030,8 +2069,11 @@ ts_layout_draw (TsLayout *self,
 
   if (self->show_title)
     {
-      draw_text (self, cr, self->title, self->x0, MARGIN + 20, 20, TRUE, neutral (self, 0x241f31));
-      draw_text (self, cr, self->subtitle, self->x0, MARGIN + 41, 12.5, FALSE, neutral (self, 0x5e5c64));
+      g_autofree char *title = fit_text (self, self->title, 20, TRUE, self->x1 - self->x0);
+      g_autofree char *subtitle = fit_text (self, self->subtitle, 12.5, FALSE, self->x1 - self->x0);
+
+      draw_text (self, cr, title, self->x0, MARGIN + 20, 20, TRUE, neutral (self, 0x241f31));
+      draw_text (self, cr, subtitle, self->x0, MARGIN + 41, 12.5, FALSE, neutral (self, 0x5e5c64));
     }
 
   for (guint s = 0; s < self->strips->len; s++)
