@@ -61,6 +61,7 @@ struct _TsLayoutView
   guint              hover_band;
   guint              selected_band;
   guint              focus_band;
+  guint              scroll_band;   /* to bring into view once laid out */
 };
 
 enum {
@@ -237,6 +238,37 @@ set_pending (TsLayoutView *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
 }
 
+/* Scrolls the scrolled window around the view so that @band_id (with its
+ * strip's heading above and its label row below) shows; again once the
+ * geometry in progress arrives. Keyboard focus and a selection made in the
+ * table had been left off screen. */
+static void
+scroll_to_band (TsLayoutView *self,
+                guint         band_id)
+{
+  GtkWidget *viewport = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_VIEWPORT);
+  const TsLayoutBand *band;
+  GtkAdjustment *adj;
+  double top, bottom, value, page;
+
+  /* kept for the geometry in progress, if any */
+  self->scroll_band = self->pending ? band_id : TS_LAYOUT_NO_BAND;
+  if (viewport == NULL || self->layout == NULL || band_id == TS_LAYOUT_NO_BAND)
+    return;
+  band = ts_layout_get_band (self->layout, band_id);
+  if (!band->visible)
+    return;
+  adj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport));
+  value = gtk_adjustment_get_value (adj);
+  page = gtk_adjustment_get_page_size (adj);
+  top = MAX (0, band->y - 36);
+  bottom = band->y + band->height + 40;
+  if (top < value)
+    gtk_adjustment_set_value (adj, top);
+  else if (bottom > value + page)
+    gtk_adjustment_set_value (adj, MIN (top, bottom - page));
+}
+
 static void
 apply_geometry (TsLayoutView    *self,
                 GeometryRequest *req)
@@ -260,6 +292,8 @@ apply_geometry (TsLayoutView    *self,
   if (ts_layout_get_height (self->layout) != old_height)
     gtk_widget_queue_resize (GTK_WIDGET (self));
   gtk_widget_queue_draw (GTK_WIDGET (self));
+  if (self->scroll_band != TS_LAYOUT_NO_BAND)
+    scroll_to_band (self, self->scroll_band);
 }
 
 static void
@@ -528,6 +562,7 @@ on_selection_changed (TsLayoutView *self)
           ts_layout_reset_view_range (self->layout);
           view_changed (self);
         }
+      scroll_to_band (self, band);
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -902,6 +937,7 @@ move_focus (TsLayoutView *self,
 
   self->focus_band = g_array_index (self->nav, guint, pos);
   update_accessible (self);
+  scroll_to_band (self, self->focus_band);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -979,6 +1015,7 @@ ts_layout_view_set_layout (TsLayoutView *self,
   g_array_set_size (self->nav, 0);
   g_array_set_size (self->history, 0);
   self->selected_band = self->hover_band = self->focus_band = TS_LAYOUT_NO_BAND;
+  self->scroll_band = TS_LAYOUT_NO_BAND;
   if (layout != NULL)
     {
       ts_layout_set_dark (layout, ts_widget_has_dark_style (GTK_WIDGET (self)));
@@ -1189,6 +1226,7 @@ ts_layout_view_init (TsLayoutView *self)
   self->history = g_array_new (FALSE, FALSE, sizeof (Range));
   self->nav = g_array_new (FALSE, FALSE, sizeof (guint));
   self->hover_band = self->selected_band = self->focus_band = TS_LAYOUT_NO_BAND;
+  self->scroll_band = TS_LAYOUT_NO_BAND;
   self->requested_width = -1;
   self->zoom_step = 2.0;
 

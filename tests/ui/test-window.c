@@ -1277,6 +1277,45 @@ test_sharded_sample (void)
   g_assert_cmpuint (ts_layout_get_max_part_size (layout), >, 0);
   save_screenshot (GTK_WIDGET (window), "model-sharded.png");
 
+  /* the keyboard's band is always on screen, in a pane shorter than the
+   * strips: End, Home, … had left it off screen */
+  {
+    TsLayoutView *view = ts_window_get_layout_view (window);
+    GtkWidget *viewport = gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_VIEWPORT);
+    GtkAdjustment *adj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport));
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
+    GtkEventController *key = NULL;
+    static const guint keys[] = { GDK_KEY_End, GDK_KEY_Home, GDK_KEY_Right, GDK_KEY_End, GDK_KEY_Left };
+    gboolean handled;
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers) && key == NULL; i++)
+      {
+        g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_EVENT_CONTROLLER_KEY (c))
+          key = c;
+      }
+    g_assert_nonnull (key);
+    /* a pane shorter than the strips */
+    gtk_paned_set_position (GTK_PANED (gtk_widget_get_ancestor (viewport, GTK_TYPE_PANED)), 160);
+    gtk_adjustment_set_value (adj, gtk_adjustment_get_upper (adj));
+    ts_test_run_for (300);
+    g_assert_cmpfloat (gtk_adjustment_get_upper (adj), >, gtk_adjustment_get_page_size (adj) + 100);
+    for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+      {
+        const TsLayoutBand *band;
+
+        g_signal_emit_by_name (key, "key-pressed", keys[k], 0, 0, &handled);
+        g_assert_true (handled);
+        ts_test_run_for (100);
+        g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, TS_LAYOUT_NO_BAND);
+        band = ts_layout_get_band (layout, ts_layout_view_get_focus_band (view));
+        g_assert_cmpfloat (band->y, >=, gtk_adjustment_get_value (adj));
+        g_assert_cmpfloat (band->y + band->height, <=,
+                           gtk_adjustment_get_value (adj) + gtk_adjustment_get_page_size (adj));
+      }
+  }
+
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
