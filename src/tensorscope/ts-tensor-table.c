@@ -76,7 +76,7 @@ static const struct
   float xalign;
   GtkInscriptionOverflow overflow;
 } cell_specs[N_COLUMNS] = {
-  [COLUMN_NAME]     = { 40, 56, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE },
+  [COLUMN_NAME]     = { 40, 44, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE },
   [COLUMN_TYPE]     = { 4, 7, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END },
   [COLUMN_SHAPE]    = { 14, 15, 0.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END },
   [COLUMN_ELEMENTS] = { 8, 13, 1.0, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_START },
@@ -155,12 +155,12 @@ bind_cell (GtkSignalListItemFactory *factory,
   GtkInscription *cell = GTK_INSCRIPTION (gtk_list_item_get_child (item));
   TsTensorTable *self = g_object_get_data (G_OBJECT (factory), "table");
   g_autofree char *text = NULL;
-  guint chars = MAX (cell_specs[column].min_chars, self->number_chars[column]);
-
-  if (gtk_inscription_get_min_chars (cell) != chars)
+  /* a numeric column is as wide as its widest number, no wider: the room
+   * goes to the names */
+  if (self->number_chars[column] > 0 && gtk_inscription_get_min_chars (cell) != self->number_chars[column])
     {
-      gtk_inscription_set_min_chars (cell, chars);
-      gtk_inscription_set_nat_chars (cell, MAX (cell_specs[column].nat_chars, chars));
+      gtk_inscription_set_min_chars (cell, self->number_chars[column]);
+      gtk_inscription_set_nat_chars (cell, self->number_chars[column]);
     }
 
   /* the strings the tensor owns are shown as they are */
