@@ -29,25 +29,18 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "fixtures"))
 import gen_valid as gv  # noqa: E402
+from tscheck import check as tcheck, summary  # noqa: E402
 
 ESC_KEY = "k\x1b[2J"
 ESC_VALUE = "\x1b]0;pwned\x07\x1b[31mred\u009b1m"
 ESC_TENSOR = "t\x1b[31m<&>\"\x7f"
 
-passed = 0
-failed = 0
-
-
 def check(cond, label, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok   %s" % label)
-    else:
-        failed += 1
-        print("FAIL %s%s" % (label, (": " + detail) if detail else ""))
+    tcheck(label, cond, detail)
 
 
 def raw_controls(data):
@@ -127,8 +120,7 @@ def main():
         check(any("t\\x1b[31m<&>\"\\u007f" in t for t in titles),
               "a band title shows the tensor name escaped", repr(titles)[:300])
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -600,29 +600,6 @@ json_value_text (JsonNode *node)
   return g_steal_pointer (&text);
 }
 
-/* Python's truth value of a JSON value */
-static gboolean
-json_value_truthy (JsonNode *node)
-{
-  if (JSON_NODE_HOLDS_NULL (node))
-    return FALSE;
-  if (JSON_NODE_HOLDS_OBJECT (node))
-    return json_object_get_size (json_node_get_object (node)) > 0;
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    return json_array_get_length (json_node_get_array (node)) > 0;
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_STRING:
-      return json_node_get_string (node)[0] != '\0';
-    case G_TYPE_BOOLEAN:
-      return json_node_get_boolean (node);
-    case G_TYPE_INT64:
-      return json_node_get_int (node) != 0;
-    default:
-      return json_node_get_double (node) != 0.0;
-    }
-}
-
 /* One general.sampling.* value as gguf-py packs it (struct.pack), which
  * raises for a value of another type or out of range: an int32 takes an
  * integer or a bool (a Python bool is an int), not 40.0; a float32 takes
@@ -644,7 +621,7 @@ add_sampling_value (TsGgufMetadata  *md,
     return TRUE;
   if (type == TS_VALUE_STRING && vt == G_TYPE_STRING)
     ts_gguf_metadata_add_string_nonempty (md, gguf_key, json_node_get_string (node), origin);
-  else if (type == TS_VALUE_STRING && !json_value_truthy (node))
+  else if (type == TS_VALUE_STRING && !_ts_json_truthy (node))
     return TRUE;
   else if (type == TS_VALUE_INT32 && vt == G_TYPE_INT64 &&
            json_node_get_int (node) >= G_MININT32 && json_node_get_int (node) <= G_MAXINT32)

@@ -189,29 +189,6 @@ node_equals_string (JsonNode   *node,
   return s != NULL && node_is_string (node) && g_str_equal (json_node_get_string (node), s);
 }
 
-/* Python's truth value of a JSON value */
-static gboolean
-node_truthy (JsonNode *node)
-{
-  if (node_is_null (node))
-    return FALSE;
-  if (JSON_NODE_HOLDS_OBJECT (node))
-    return json_object_get_size (json_node_get_object (node)) > 0;
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    return json_array_get_length (json_node_get_array (node)) > 0;
-  switch (json_node_get_value_type (node))
-    {
-    case G_TYPE_STRING:
-      return json_node_get_string (node)[0] != '\0';
-    case G_TYPE_BOOLEAN:
-      return json_node_get_boolean (node);
-    case G_TYPE_INT64:
-      return json_node_get_int (node) != 0;
-    default:
-      return json_node_get_double (node) != 0.0;
-    }
-}
-
 static JsonNode *
 member (JsonObject *obj,
         const char *name)
@@ -373,11 +350,11 @@ check_byte_level_bpe (Tok     *t,
   if (model == NULL)
     return invalid (error, "tokenizer.json", "model", _("an object"));
   if (g_strcmp0 (type, "BPE") != 0 ||
-      (node_truthy (member (model, "byte_fallback")) && g_strcmp0 (decoder_type, "Sequence") == 0))
+      (_ts_json_truthy (member (model, "byte_fallback")) && g_strcmp0 (decoder_type, "Sequence") == 0))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    _("tokenizer.json: a %s%s tokenizer is not supported (only byte-level BPE)"),
-                   type ? type : "typeless", node_truthy (member (model, "byte_fallback")) ? " byte-fallback" : "");
+                   type ? type : "typeless", _ts_json_truthy (member (model, "byte_fallback")) ? " byte-fallback" : "");
       return FALSE;
     }
   return TRUE;
@@ -477,7 +454,7 @@ add_added_token (Tok        *t,
     return negative_id (error, file, id_text, token.content);
   if (!node_is_null (special) && !node_is_bool (special))
     return invalid (error, file, field, _("an object with a boolean \"special\""));
-  token.special = node_truthy (special);
+  token.special = _ts_json_truthy (special);
   g_array_append_val (t->added, token);
   return TRUE;
 }
@@ -1069,12 +1046,12 @@ template_single (Tok         *t,
       else if (!special_in (*first, sp->bos, sp->cls))
         {
           /* the leading token names whichever of bos and cls is unset */
-          if (!node_truthy (sp->bos))
+          if (!_ts_json_truthy (sp->bos))
             {
               specials_take (&sp->bos, string_node (*first));
               tcfg_set (t, "bos_token", sp->bos);
             }
-          if (!node_truthy (sp->cls))
+          if (!_ts_json_truthy (sp->cls))
             {
               specials_take (&sp->cls, string_node (*first));
               tcfg_set (t, "cls_token", sp->cls);
@@ -1128,7 +1105,7 @@ template_pair (Tok         *t,
       add_sep = add_sep || (id != NULL && special_in (id, sp->sep, sp->eos));
     }
   set_add_flag (t, "sep", add_sep, "tokenizer.json: post_processor");
-  if (add_sep && !node_truthy (sp->sep) && tcfg_truthy (t))
+  if (add_sep && !_ts_json_truthy (sp->sep) && tcfg_truthy (t))
     tcfg_set (t, "sep_token", sp->eos);
   return TRUE;
 }
@@ -1154,7 +1131,7 @@ roberta_processing (Tok         *t,
       JsonNode *value = fallbacks[i];
       g_autofree char *key = g_strdup_printf ("%s_token", names[i]);
 
-      if (node_truthy (*slots[i]) || !tcfg_truthy (t))
+      if (_ts_json_truthy (*slots[i]) || !tcfg_truthy (t))
         continue;
       if (given != NULL && (!JSON_NODE_HOLDS_ARRAY (given) || json_array_get_length (json_node_get_array (given)) == 0))
         return invalid (error, "tokenizer.json", "post_processor: RobertaProcessing", _("[token, id] lists"));
@@ -1194,7 +1171,7 @@ read_post_processor (Tok       *t,
   JsonArray *processors = NULL;
   JsonObject *pp;
 
-  if (!node_truthy (node))
+  if (!_ts_json_truthy (node))
     return TRUE;
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return invalid (error, "tokenizer.json", "post_processor", _("an object"));
@@ -1530,12 +1507,12 @@ read_special_vocab (Tok     *t,
       specials_set (&sp.eos, member (t->tcfg, "eos_token"));
       specials_set (&sp.sep, member (t->tcfg, "sep_token"));
       /* a cls/sep token stands in for a missing bos/eos */
-      if (!node_truthy (sp.bos) && node_truthy (sp.cls) && tcfg_truthy (t))
+      if (!_ts_json_truthy (sp.bos) && _ts_json_truthy (sp.cls) && tcfg_truthy (t))
         {
           tcfg_set (t, "bos_token", sp.cls);
           specials_set (&sp.bos, sp.cls);
         }
-      if (!node_truthy (sp.eos) && node_truthy (sp.sep) && tcfg_truthy (t))
+      if (!_ts_json_truthy (sp.eos) && _ts_json_truthy (sp.sep) && tcfg_truthy (t))
         {
           tcfg_set (t, "eos_token", sp.sep);
           specials_set (&sp.eos, sp.sep);
@@ -1746,7 +1723,7 @@ read_normalizer (Tok     *t,
 
   t->normalizer[0] = t->normalizer[1] = -1;
   /* gguf-py looks only at a normalizer Python takes as true */
-  return !node_truthy (node) || parse_normalizer (t, node, error);
+  return !_ts_json_truthy (node) || parse_normalizer (t, node, error);
 }
 
 /* written by SpecialVocab.add_to_gguf(), after the chat template */
@@ -1775,7 +1752,7 @@ write_vocab (Tok            *t,
   JsonNode *prefix = member (t->tcfg, "add_prefix_space");
 
   if (!node_is_null (prefix))
-    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_space_prefix", node_truthy (prefix),
+    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_space_prefix", _ts_json_truthy (prefix),
                                "tokenizer_config.json: add_prefix_space");
   ts_gguf_metadata_add_string (md, "tokenizer.ggml.model", "gpt2", "converter: byte-level BPE");
   ts_gguf_metadata_add_string (md, "tokenizer.ggml.pre", pre, pre_origin);

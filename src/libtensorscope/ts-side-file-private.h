@@ -31,5 +31,6 @@ JsonObject *_ts_load_side_json (GFile        *file,
                                 JsonParser   *parser,
                                 TsJsonCheck  *check,
                                 GError      **error);
+gboolean    _ts_json_truthy    (JsonNode     *node);
 
 G_END_DECLS

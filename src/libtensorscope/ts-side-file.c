@@ -269,3 +269,26 @@ _ts_load_side_json (GFile        *file,
     }
   return json_node_get_object (root);
 }
+
+/* Python's truth value of a JSON value (FALSE for a missing one) */
+gboolean
+_ts_json_truthy (JsonNode *node)
+{
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return FALSE;
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return json_object_get_size (json_node_get_object (node)) > 0;
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return json_array_get_length (json_node_get_array (node)) > 0;
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return json_node_get_string (node)[0] != '\0';
+    case G_TYPE_BOOLEAN:
+      return json_node_get_boolean (node);
+    case G_TYPE_INT64:
+      return json_node_get_int (node) != 0;
+    default:
+      return json_node_get_double (node) != 0.0;
+    }
+}

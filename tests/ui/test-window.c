@@ -477,6 +477,35 @@ test_open_gguf (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* the start of a GGUF v3: magic, version and the two counts */
+static GByteArray *
+gguf_begin (guint64 n_tensors,
+            guint64 n_kv)
+{
+  GByteArray *out = g_byte_array_new ();
+
+  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
+  ts_test_put_u32 (out, 3);
+  ts_test_put_u64 (out, n_tensors);
+  ts_test_put_u64 (out, n_kv);
+  return out;
+}
+
+/* @out padded to 32 bytes, as the fixture @name; its path */
+static char *
+gguf_save (GByteArray *out,
+           const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (fixture_dir, name, NULL);
+
+  while (out->len % 32 != 0)
+    g_byte_array_append (out, (const guint8 *) "", 1);
+  g_file_set_contents (path, (const char *) out->data, out->len, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
 /* every numeric cell under @widget asks for at least its text's width */
 static guint
 check_number_cells (GtkWidget *widget)
@@ -506,19 +535,14 @@ check_number_cells (GtkWidget *widget)
 static void
 test_wide_numbers (void)
 {
-  g_autofree char *path = g_build_filename (fixture_dir, "wide-numbers.gguf", NULL);
-  g_autoptr(GByteArray) out = g_byte_array_new ();
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GByteArray) out = gguf_begin (2, 1);
+  g_autofree char *path = NULL;
   TsWindow *window;
   TsTensorTable *table;
   guint64 big = (guint64) 1 << 28;   /* F32 elements: 1 GiB, sparse */
   guint n_cells;
   int fd;
 
-  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
-  ts_test_put_u32 (out, 3);
-  ts_test_put_u64 (out, 2);
-  ts_test_put_u64 (out, 1);
   put_kv_str (out, "general.architecture", "llama");
   ts_test_put_str (out, "blk.0.ffn_up.weight");
   ts_test_put_u32 (out, 1);
@@ -530,10 +554,7 @@ test_wide_numbers (void)
   ts_test_put_u64 (out, 8);
   ts_test_put_u32 (out, 0);
   ts_test_put_u64 (out, big * 4);
-  while (out->len % 32 != 0)
-    g_byte_array_append (out, (const guint8 *) "", 1);
-  g_file_set_contents (path, (const char *) out->data, out->len, &error);
-  g_assert_no_error (error);
+  path = gguf_save (out, "wide-numbers.gguf");
   fd = g_open (path, O_WRONLY, 0);
   g_assert_cmpint (fd, >=, 0);
   g_assert_cmpint (ftruncate (fd, (off_t) (out->len + big * 4 + 32)), ==, 0);
@@ -1031,19 +1052,14 @@ clipboard_text (GtkWidget *widget)
 static void
 test_copy_big_array (void)
 {
-  g_autofree char *path = g_build_filename (fixture_dir, "big-array.gguf", NULL);
-  g_autoptr(GByteArray) out = g_byte_array_new ();
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GByteArray) out = gguf_begin (0, 2);
+  g_autofree char *path = NULL;
   g_autofree char *text = NULL;
   g_auto(GStrv) lines = NULL;
   TsWindow *window;
   TsMetadataView *view;
   guint n_lines, n_items = 40000;
 
-  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
-  ts_test_put_u32 (out, 3);
-  ts_test_put_u64 (out, 0);
-  ts_test_put_u64 (out, 2);
   put_kv_str (out, "general.architecture", "llama");
   ts_test_put_str (out, "tokenizer.ggml.tokens");
   ts_test_put_u32 (out, 9);
@@ -1055,10 +1071,7 @@ test_copy_big_array (void)
 
       ts_test_put_str (out, token);
     }
-  while (out->len % 32 != 0)
-    g_byte_array_append (out, (const guint8 *) "", 1);
-  g_file_set_contents (path, (const char *) out->data, out->len, &error);
-  g_assert_no_error (error);
+  path = gguf_save (out, "big-array.gguf");
 
   window = open_in_new_window (path);
   view = ts_window_get_metadata_view (window);
