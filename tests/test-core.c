@@ -11,6 +11,7 @@
 
 #include "ts-arch.h"
 #include "ts-dtype.h"
+#include "ts-error.h"
 #include "ts-json-private.h"
 #include "ts-model-file-private.h"
 
@@ -247,6 +248,20 @@ test_json_escapes (void)
     { "{\"a\": \"\\udc00\"}", TS_JSON_UNKEPT_ESCAPE, 7 },          /* a low half alone */
     { "{\"a\": \"ok\", \"b\": [\"\\udfff\"]}", TS_JSON_UNKEPT_ESCAPE, 19 },
     { "{\"a\": \"\\ud800", TS_JSON_UNKEPT_ESCAPE, 7 },             /* cut short */
+    /* one value, and nothing after it but white space */
+    { " {} \n", TS_JSON_OK, 0 },
+    { "{} {}", TS_JSON_TRAILING, 3 },
+    { "[1]2", TS_JSON_TRAILING, 3 },
+    { "1 2", TS_JSON_TRAILING, 2 },
+    { "\"a\" x", TS_JSON_TRAILING, 4 },
+    { "true", TS_JSON_OK, 0 },
+    /* integers json-glib reads right, and those it does not */
+    { "{\"a\": 9223372036854775807}", TS_JSON_OK, 0 },
+    { "{\"a\": -9223372036854775808}", TS_JSON_OK, 0 },
+    { "{\"a\": 9223372036854775808}", TS_JSON_INTEGER_TOO_LARGE, 6 },
+    { "{\"a\": -9223372036854775809}", TS_JSON_INTEGER_TOO_LARGE, 6 },
+    { "[0, 1180591620717411303424]", TS_JSON_INTEGER_TOO_LARGE, 4 },
+    { "{\"a\": 1e400, \"b\": 12345678901234567890.5}", TS_JSON_OK, 0 },   /* not integers */
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -261,7 +276,32 @@ test_json_escapes (void)
           g_assert_cmpuint (where, ==, cases[i].where);
           g_assert_cmpint (cases[i].json[where], ==, '\\');
         }
+      if (check == TS_JSON_TRAILING || check == TS_JSON_INTEGER_TOO_LARGE)
+        g_assert_cmpuint (where, ==, cases[i].where);
     }
+
+  /* -0, which serde_json reads as a float, is found where asked for */
+  {
+    const char *json = "{\"shape\": [2, -0, -0.5, -01]}";
+    gsize negative_zero = 0;
+
+    g_assert_cmpint (_ts_json_scan (json, strlen (json), 100, NULL, &negative_zero), ==, TS_JSON_OK);
+    g_assert_cmpuint (negative_zero, ==, 14);
+  }
+}
+
+/* a path that is not there: one short sentence, not GIO's with the path twice */
+static void
+test_missing_file (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_path ("/nonexistent-folder-of-tensorscope/model.gguf");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsModelFile) model = ts_model_file_load (file, NULL, &error);
+
+  g_assert_null (model);
+  g_assert_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO);
+  g_assert_cmpstr (error->message, ==,
+                   "model.gguf: there is no such file in /nonexistent-folder-of-tensorscope");
 }
 
 int
@@ -279,5 +319,6 @@ main (int    argc,
   g_test_add_func ("/core/dtype-table", test_dtype_table);
   g_test_add_func ("/core/format-count", test_format_count);
   g_test_add_func ("/core/json-escapes", test_json_escapes);
+  g_test_add_func ("/core/missing-file", test_missing_file);
   return g_test_run ();
 }

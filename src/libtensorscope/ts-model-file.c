@@ -261,6 +261,16 @@ sniff_and_load (GFile           *file,
 
   info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE,
                             G_FILE_QUERY_INFO_NONE, cancellable, &local_error);
+  /* GIO's own words name the file twice, by its whole path */
+  if (info == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    {
+      g_autoptr(GFile) dir = g_file_get_parent (file);
+      g_autofree char *where = dir != NULL ? g_file_get_parse_name (dir) : g_strdup ("/");
+
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                   _("%s: there is no such file in %s"), name, where);
+      return NULL;
+    }
   if (info == NULL)
     {
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
