@@ -279,6 +279,17 @@ def main():
             check("tc-bos-null: bos_token_id is <|begin_of_text|>'s",
                   g is not None and kv(g, "tokenizer.ggml.bos_token_id") == bos_id)
 
+    # transformers writes model_max_length = int(1e30) into many
+    # tokenizer_config.json files: an integer beyond 64 bits, where nothing
+    # reads it (json-glib alone would read it wrong; it must not stop the
+    # conversion)
+    d = variant("tc-model-max-length-1e30", BASE, lambda d: edit_json(
+        d, "tokenizer_config.json", lambda t: t.update(model_max_length=int(1e30))))
+    check("tc-model-max-length-1e30: written as 1000000000000000019884624838656",
+          '"model_max_length": 1000000000000000019884624838656' in
+          (d / "tokenizer_config.json").read_text(encoding="utf-8"))
+    check("tc-model-max-length-1e30: converted", convert_both("tc-model-max-length-1e30", d, "bf16") is not None)
+
     # keys of TextModel.set_gguf_parameters() a Llama config.json seldom has: a
     # LayerNorm epsilon (its first synonym present, unless null) and is_causal: false
     for name, fn, want in (
@@ -534,8 +545,9 @@ def main():
 
     # JSON that json-glib would read differently from Python: a second value
     # after the file's own (json-glib read the first and dropped the rest,
-    # Python refuses the extra data), an integer beyond 64 bits (json-glib
-    # read 2^70 as -1 and wrote top_k -1; Python reads it, gguf-py cannot pack it)
+    # Python refuses the extra data), an integer beyond 64 bits where an
+    # integer is read (json-glib read 2^70 as -1 and wrote top_k -1; Python
+    # reads it, gguf-py cannot pack it)
     def raw(name, fname, fn):
         d = WORK / name
         shutil.rmtree(d, ignore_errors=True)
@@ -555,9 +567,9 @@ def main():
              lambda t: t + " {}", "a second JSON value after the file's own"),
             ("vocab_size 2^64", "config.json",
              lambda t: t.replace('"vocab_size": ', '"vocab_size": 18446744073709551616, "x": ', 1),
-             "an integer beyond the 64-bit range"),
+             "\"vocab_size\" must be a positive integer"),
             ("top_k 2^70 (read as -1)", "generation_config.json", set_top_k_raw,
-             "generation_config.json: byte")):
+             "generation_config.json: top_k is 1")):
         expect_refusal(name, raw("refuse-raw-" + re.sub(r"[^a-z0-9]+", "-", name.lower()),
                                  fname, fn), want)
 

@@ -255,13 +255,17 @@ test_json_escapes (void)
     { "1 2", TS_JSON_TRAILING, 2 },
     { "\"a\" x", TS_JSON_TRAILING, 4 },
     { "true", TS_JSON_OK, 0 },
-    /* integers json-glib reads right, and those it does not */
-    { "{\"a\": 9223372036854775807}", TS_JSON_OK, 0 },
-    { "{\"a\": -9223372036854775808}", TS_JSON_OK, 0 },
-    { "{\"a\": 9223372036854775808}", TS_JSON_INTEGER_TOO_LARGE, 6 },
-    { "{\"a\": -9223372036854775809}", TS_JSON_INTEGER_TOO_LARGE, 6 },
-    { "[0, 1180591620717411303424]", TS_JSON_INTEGER_TOO_LARGE, 4 },
-    { "{\"a\": 1e400, \"b\": 12345678901234567890.5}", TS_JSON_OK, 0 },   /* not integers */
+  };
+  /* integers json-glib reads right (G_MAXSIZE), and where the first one it
+   * reads wrong is */
+  static const struct { const char *json; gsize at; } integers[] = {
+    { "{\"a\": 9223372036854775807}", G_MAXSIZE },
+    { "{\"a\": -9223372036854775808}", G_MAXSIZE },
+    { "{\"a\": 1e400, \"b\": 12345678901234567890.5}", G_MAXSIZE },   /* not integers */
+    { "{\"a\": \"12345678901234567890\"}", G_MAXSIZE },              /* a string */
+    { "{\"a\": 9223372036854775808}", 6 },
+    { "{\"a\": -9223372036854775809}", 6 },
+    { "[0, 1180591620717411303424, 1e99999]", 4 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -276,8 +280,17 @@ test_json_escapes (void)
           g_assert_cmpuint (where, ==, cases[i].where);
           g_assert_cmpint (cases[i].json[where], ==, '\\');
         }
-      if (check == TS_JSON_TRAILING || check == TS_JSON_INTEGER_TOO_LARGE)
+      if (check == TS_JSON_TRAILING)
         g_assert_cmpuint (where, ==, cases[i].where);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (integers); i++)
+    {
+      gsize large = 0;
+
+      g_test_message ("%s", integers[i].json);
+      g_assert_cmpint (_ts_json_scan (integers[i].json, strlen (integers[i].json), 100, NULL, NULL, &large),
+                       ==, TS_JSON_OK);
+      g_assert_cmpuint (large, ==, integers[i].at);
     }
 
   /* -0, which serde_json reads as a float, is found where asked for */
@@ -285,7 +298,7 @@ test_json_escapes (void)
     const char *json = "{\"shape\": [2, -0, -0.5, -01]}";
     gsize negative_zero = 0;
 
-    g_assert_cmpint (_ts_json_scan (json, strlen (json), 100, NULL, &negative_zero), ==, TS_JSON_OK);
+    g_assert_cmpint (_ts_json_scan (json, strlen (json), 100, NULL, &negative_zero, NULL), ==, TS_JSON_OK);
     g_assert_cmpuint (negative_zero, ==, 14);
   }
 }

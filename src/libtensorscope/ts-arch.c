@@ -596,7 +596,7 @@ ts_hf_config_load (GFile   *dir,
   g_autoptr(GFile) file = g_file_get_child (dir, "config.json");
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   g_autoptr(TsHfConfig) config = g_new0 (TsHfConfig, 1);
-  JsonObject *root = _ts_load_side_json (file, 16 * 1024 * 1024, parser, NULL, error);
+  JsonObject *root = _ts_load_side_json (file, 16 * 1024 * 1024, parser, error);
 
   if (root == NULL || !parse_config (config, root, error))
     return NULL;

@@ -567,7 +567,7 @@ load_object (GFile       *dir,
 {
   g_autoptr(GFile) file = g_file_get_child (dir, name);
 
-  return _ts_load_side_json (file, 256 * 1024 * 1024, parser, NULL, NULL);
+  return _ts_load_side_json (file, 256 * 1024 * 1024, parser, NULL);
 }
 
 /* "bos_token": "<|x|>" or {"content": "<|x|>", …} */

@@ -697,18 +697,10 @@ _ts_sampling_add_metadata (GFile           *dir,
   g_autoptr(GFile) file = g_file_get_child (dir, "generation_config.json");
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   g_autoptr(GError) local_error = NULL;
-  TsJsonCheck check;
   JsonObject *obj;
 
   *unreadable = NULL;
-  obj = _ts_load_side_json (file, 16 * 1024 * 1024, parser, &check, &local_error);
-  /* Python reads a 2^70 that json-glib cannot, and gguf-py then refuses
-   * to pack it: no conversion. Anything else unreadable is passed over. */
-  if (obj == NULL && check == TS_JSON_INTEGER_TOO_LARGE)
-    {
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return FALSE;
-    }
+  obj = _ts_load_side_json (file, 16 * 1024 * 1024, parser, &local_error);
   if (obj == NULL)
     {
       if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))

@@ -316,7 +316,7 @@ load_json (GFile       *dir,
   if (!required && !g_file_query_exists (file, NULL))
     return TRUE;
   *parser = json_parser_new ();
-  *out = _ts_load_side_json (file, MAX_JSON_SIZE, *parser, NULL, error);
+  *out = _ts_load_side_json (file, MAX_JSON_SIZE, *parser, error);
   return *out != NULL;
 }
 

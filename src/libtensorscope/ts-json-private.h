@@ -92,7 +92,6 @@ typedef enum
   TS_JSON_TOO_MANY_VALUES,  /* more than the values asked for */
   TS_JSON_UNKEPT_ESCAPE,    /* a string holds \u0000 or a lone surrogate */
   TS_JSON_TRAILING,         /* a second value after the document's own */
-  TS_JSON_INTEGER_TOO_LARGE,  /* an integer outside int64, which json-glib reads wrong */
 } TsJsonCheck;
 
 static inline gboolean
@@ -137,15 +136,16 @@ _ts_json_integer_too_large (const char *token,
  * value is refused, *@where (if given) its index. No string may hold an
  * escape json-glib cannot keep (\u0000, which would cut the string short,
  * or a lone surrogate): *@where (if given) is then the index of its
- * backslash. An integer beyond int64 is refused, *@where (if given) its
- * index. *@negative_zero (if given) is the index of the first integer
- * written "-0" (G_MAXSIZE if none), which serde_json reads as a float. */
+ * backslash. *@negative_zero (if given) is the index of the first integer
+ * written "-0" (G_MAXSIZE if none), which serde_json reads as a float;
+ * *@large_integer (if given) that of the first integer beyond int64. */
 static inline TsJsonCheck
 _ts_json_scan (const char *json,
                gsize       len,
                guint64     max_values,
                gsize      *where,
-               gsize      *negative_zero)
+               gsize      *negative_zero,
+               gsize      *large_integer)
 {
   guint depth = 0;
   guint64 values = 1;
@@ -154,6 +154,8 @@ _ts_json_scan (const char *json,
 
   if (negative_zero != NULL)
     *negative_zero = G_MAXSIZE;
+  if (large_integer != NULL)
+    *large_integer = G_MAXSIZE;
   for (gsize i = 0; i < len; i++)
     {
       char ch = json[i];
@@ -197,12 +199,9 @@ _ts_json_scan (const char *json,
           if (negative_zero != NULL && *negative_zero == G_MAXSIZE &&
               end - i == 2 && ch == '-' && json[i + 1] == '0')
             *negative_zero = i;
-          if (_ts_json_integer_too_large (json + i, end - i))
-            {
-              if (where != NULL)
-                *where = i;
-              return TS_JSON_INTEGER_TOO_LARGE;
-            }
+          if (large_integer != NULL && *large_integer == G_MAXSIZE &&
+              _ts_json_integer_too_large (json + i, end - i))
+            *large_integer = i;
           i = end - 1;
           root_done = depth == 0;
         }
@@ -224,7 +223,7 @@ _ts_json_check (const char *json,
                 guint64     max_values,
                 gsize      *where)
 {
-  return _ts_json_scan (json, len, max_values, where, NULL);
+  return _ts_json_scan (json, len, max_values, where, NULL, NULL);
 }
 
 G_END_DECLS

@@ -29,7 +29,6 @@ gboolean _ts_load_side_file (GFile         *file,
 JsonObject *_ts_load_side_json (GFile        *file,
                                 gsize         max_size,
                                 JsonParser   *parser,
-                                TsJsonCheck  *check,
                                 GError      **error);
 gboolean    _ts_json_truthy    (JsonNode     *node);
 

@@ -175,20 +175,58 @@ _ts_load_side_file (GFile         *file,
   return TRUE;
 }
 
+/* @json with ".0" after each integer beyond int64, which json-glib would
+ * read wrong without a word (2^70 as -1): a float it reads right, and a
+ * key that must be an integer refuses it (gguf-py cannot pack it either).
+ * Such integers are common where nothing reads them: transformers writes
+ * "model_max_length": 1000000000000000019884624838656. */
+static char *
+widen_large_integers (const char *json,
+                      gsize       len,
+                      gsize      *new_len)
+{
+  GString *out = g_string_sized_new (len + 64);
+  gsize unused = G_MAXSIZE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (json[i] == '"')
+        {
+          gsize end = MIN (_ts_json_string_end (json, len, i, &unused), len - 1);
+
+          g_string_append_len (out, json + i, end - i + 1);
+          i = end;
+        }
+      else if (_ts_json_is_scalar_char (json[i]))
+        {
+          gsize end = i + 1;
+
+          while (end < len && _ts_json_is_scalar_char (json[end]))
+            end++;
+          g_string_append_len (out, json + i, end - i);
+          if (_ts_json_integer_too_large (json + i, end - i))
+            g_string_append (out, ".0");
+          i = end - 1;
+        }
+      else
+        g_string_append_c (out, json[i]);
+    }
+  *new_len = out->len;
+  return g_string_free (out, FALSE);
+}
+
 /**
  * _ts_load_side_json:
  * @file: a JSON file beside the weights (config.json, tokenizer.json, …)
  * @max_size: the most bytes it may hold
  * @parser: parses it
- * @check: (out) (optional): the JSON guard's verdict (TS_JSON_OK when it
- *   was not reached)
  * @error: return location for a #GError, whose message starts with the
  *   file's name; G_IO_ERROR_NOT_FOUND for a file that is not there,
  *   G_IO_ERROR_INVALID_DATA for one that is not a JSON object
  *
  * Loads @file as _ts_load_side_file() does, passes it through the JSON
  * guard (each of its rules gives its own message, with the byte where it
- * applies) and parses it.
+ * applies) and parses it, integers beyond int64 as floats.
  *
  * Returns: (transfer none) (nullable): the top-level object, owned by @parser
  */
@@ -196,7 +234,6 @@ JsonObject *
 _ts_load_side_json (GFile        *file,
                     gsize         max_size,
                     JsonParser   *parser,
-                    TsJsonCheck  *check,
                     GError      **error)
 {
   g_autofree char *name = g_file_get_basename (file);
@@ -205,10 +242,8 @@ _ts_load_side_json (GFile        *file,
   const char *bad = NULL;
   gsize len, where = 0;
   JsonNode *root;
-  TsJsonCheck found;
+  gsize large_integer;
 
-  if (check != NULL)
-    *check = TS_JSON_OK;
   if (!_ts_load_side_file (file, max_size, NULL, &contents, &len, &local_error))
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "%s: ", name);
@@ -220,10 +255,7 @@ _ts_load_side_json (GFile        *file,
                    name, (guint64) (bad - contents));
       return NULL;
     }
-  found = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where);
-  if (check != NULL)
-    *check = found;
-  switch (found)
+  switch (_ts_json_scan (contents, len, TS_JSON_MAX_VALUES, &where, NULL, &large_integer))
     {
     case TS_JSON_OK:
     default:
@@ -249,11 +281,13 @@ _ts_load_side_json (GFile        *file,
                    _("%s: byte %" PRIu64 ": a second JSON value after the file's own"),
                    name, (guint64) where);
       return NULL;
-    case TS_JSON_INTEGER_TOO_LARGE:
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: byte %" PRIu64 ": an integer beyond the 64-bit range, which "
-                     "would be read wrong"), name, (guint64) where);
-      return NULL;
+    }
+  if (large_integer != G_MAXSIZE)
+    {
+      char *widened = widen_large_integers (contents, len, &len);
+
+      g_free (contents);
+      contents = widened;
     }
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
     {
