@@ -619,15 +619,24 @@ def tokenizer_cases(r, ck, ggufs):
     expect_fail(r, "rope.dimension_count changed", ck, tampered("rope-dim", rope_dim), lambda rep: (
         check_named(rep, "metadata:llama.rope.dimension_count")["status"] == "fail"))
 
-    # the same values as a [1, n] matrix: llama.cpp refuses the shape
-    def rope_freqs_2d(g):
+    # the same values as a one-column matrix (GGUF dims [1, n]): llama.cpp
+    # refuses the shape; as a one-row matrix ([n, 1]) it loads them
+    def rope_freqs_column(g):
         t = g.tensor("rope_freqs.weight")
         assert len(t["dims"]) == 1
-        t["dims"] = t["dims"] + [1]
-    expect_fail(r, "rope_freqs.weight as a matrix of one row", ck,
-                tampered("rope-freqs-2d", rope_freqs_2d), lambda rep: (
+        t["dims"] = [1] + t["dims"]
+    expect_fail(r, "rope_freqs.weight as a matrix of one column", ck,
+                tampered("rope-freqs-column", rope_freqs_column), lambda rep: (
                     check_named(rep, "rope-freqs")["status"] == "fail" and
-                    "found 2 dimensions" in check_named(rep, "rope-freqs")["detail"]))
+                    "expected a first dimension of" in check_named(rep, "rope-freqs")["detail"]))
+
+    def rope_freqs_row(g):
+        t = g.tensor("rope_freqs.weight")
+        t["dims"] = t["dims"] + [1]
+    code, rep, err = r.audit(ck, tampered("rope-freqs-row", rope_freqs_row))
+    c = rep and check_named(rep, "rope-freqs")
+    r.check("rope_freqs.weight as a matrix of one row: passes (llama.cpp loads it)",
+            code == 0 and c and c["status"] == "pass", f"exit {code} {c} {err}")
 
     def linear(g):
         g.add_kv("llama.rope.scaling.type", T_STRING, string_raw("linear"))

@@ -696,11 +696,11 @@ check_rope_freqs (AuditRun *run)
     _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("expected %u F32 values, found %" PRIu64
                                " %s values"), n, ts_tensor_get_n_elements (target),
                                ts_tensor_get_dtype_name (target));
-  /* llama.cpp loads it as a vector of head_dim / 2 and refuses any other
-   * shape, [1, n] included */
-  else if (ts_tensor_get_n_dims (target) != 1)
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("expected one dimension of %u, found %u "
-                               "dimensions"), n, ts_tensor_get_n_dims (target));
+  /* llama.cpp loads it as a vector of head_dim / 2: its first dimension
+   * must be n, any further ones 1 (check_tensor_dims); [1, n] it refuses */
+  else if (ts_tensor_get_shape (target)[0] != n)
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("expected a first dimension of %u, found "
+                               "%" PRIu64), n, ts_tensor_get_shape (target)[0]);
   else
     compare_rope_freqs (pair, target, want, below, above, n, &n_pow_ulp);
   if (pair->n_mismatch > 0)
