@@ -543,6 +543,8 @@ show_entry (TsMetadataView  *self,
       self->array = g_object_ref (entry);
       self->page_start = 0;
       self->found_index = G_MAXUINT64;
+      /* the last array's search is not this one's */
+      gtk_editable_set_text (GTK_EDITABLE (self->item_search), "");
       gtk_adjustment_set_upper (self->index_adjustment, n > 0 ? (double) (n - 1) : 0);
       gtk_spin_button_set_value (self->index_spin, 0);
       fill_page (self);

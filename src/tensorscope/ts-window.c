@@ -286,7 +286,9 @@ show_error (TsWindow     *self,
     gtk_label_set_text (self->error_rule, "");
 
   g_clear_object (&self->model);
-  set_titles (self, name, _("Not a readable model file"));
+  set_titles (self, name, g_error_matches (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO) &&
+                          !g_file_query_exists (file, NULL)
+                          ? _("No such file") : _("Not a readable model file"));
   show_page (self, "error");
   /* the suggested action; the message and rule are selectable with the
    * mouse but no focus stop (focused, they would start fully selected) */

@@ -1169,6 +1169,18 @@ test_metadata (void)
   }
   ts_metadata_view_go_to_index (view, 5);
   g_assert_cmpuint (ts_metadata_view_get_page_start (view), ==, 0);
+  /* another array starts with an empty Find item: the last search was not
+   * about it */
+  {
+    GtkWidget *paned = ts_test_find_descendant (GTK_WIDGET (view), GTK_TYPE_PANED);
+    GtkWidget *find = ts_test_find_descendant (gtk_paned_get_end_child (GTK_PANED (paned)),
+                                               GTK_TYPE_SEARCH_ENTRY);
+
+    g_assert_nonnull (find);
+    gtk_editable_set_text (GTK_EDITABLE (find), "needle");
+    g_assert_true (ts_metadata_view_select_key (view, "tokenizer.ggml.merges"));
+    g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (find)), ==, "");
+  }
 
   g_assert_false (ts_metadata_view_select_key (view, "no.such.key"));
 
@@ -1178,6 +1190,7 @@ test_metadata (void)
 static void
 check_error_page (const char *path,
                   const char *expected,
+                  const char *subtitle,
                   const char *screenshot)
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
@@ -1194,6 +1207,8 @@ check_error_page (const char *path,
   g_assert_cmpuint (strlen (message), >, 10);
   g_assert_nonnull (strstr (message, expected));
   g_assert_null (ts_window_get_model (window));
+  /* the header bar says what kind of failure */
+  g_assert_nonnull (ts_test_find_label (gtk_window_get_titlebar (GTK_WINDOW (window)), subtitle));
   /* the focus is on a button, not on the selectable message (which would
    * start fully selected) */
   ts_test_run_for (300);
@@ -1224,13 +1239,20 @@ test_hostile (void)
   g_autofree char *contents = NULL;
   gsize len;
 
-  check_error_page (lfs_path, "lfs", "error-lfs.png");
-  check_error_page (version_path, "version", NULL);
+  check_error_page (lfs_path, "lfs", "Not a readable model file", "error-lfs.png");
+  check_error_page (version_path, "version", "Not a readable model file", NULL);
 
   /* the fixture cut in the middle of its tensor data */
   g_assert_true (g_file_get_contents (gguf_path, &contents, &len, NULL));
   truncated = write_file ("truncated.gguf", contents, len - 1000);
-  check_error_page (truncated, "truncated.gguf", "error-truncated.png");
+  check_error_page (truncated, "truncated.gguf", "Not a readable model file", "error-truncated.png");
+
+  /* a path that is not there (a stale link from a file manager, say) */
+  {
+    g_autofree char *missing = g_build_filename (fixture_dir, "no-such-model.gguf", NULL);
+
+    check_error_page (missing, "there is no such file in", "No such file", "error-missing.png");
+  }
 }
 
 static void
