@@ -543,6 +543,13 @@ def main():
     def cfg(fn):
         return lambda d: edit_json(d, "config.json", fn)
 
+    # llama.cpp's converter reads architectures[0] and nothing after it
+    d = mutated("architectures-second-null", "config.json",
+                lambda c: c.update(architectures=["LlamaForCausalLM", None]))
+    r = cli("convert", str(d), "-o", str(WORK / "architectures-second-null.gguf"), "--dry-run")
+    check("architectures [\"LlamaForCausalLM\", null]: converts (only the first is read)",
+          r.returncode == 0, r.stderr.strip())
+
     # JSON that json-glib would read differently from Python: a second value
     # after the file's own (json-glib read the first and dropped the rest,
     # Python refuses the extra data), an integer beyond 64 bits where an

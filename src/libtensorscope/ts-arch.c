@@ -424,20 +424,20 @@ parse_config (TsHfConfig  *config,
   if (archs != NULL && !JSON_NODE_HOLDS_NULL (archs))
     {
       JsonArray *list = JSON_NODE_HOLDS_ARRAY (archs) ? json_node_get_array (archs) : NULL;
+      JsonNode *first = list != NULL && json_array_get_length (list) > 0
+                        ? json_array_get_element (list, 0) : NULL;
 
-      /* the converter takes architectures[0]: of a string, its first letter */
-      for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
-        if (!JSON_NODE_HOLDS_VALUE (json_array_get_element (list, i)) ||
-            json_node_get_value_type (json_array_get_element (list, i)) != G_TYPE_STRING)
-          list = NULL;
-      if (list == NULL)
+      /* the converter takes architectures[0] and nothing else: of a string,
+       * its first letter */
+      if (list == NULL || (first != NULL && (!JSON_NODE_HOLDS_VALUE (first) ||
+                                             json_node_get_value_type (first) != G_TYPE_STRING)))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        _("config.json: \"architectures\" must be a list of strings"));
           return FALSE;
         }
-      if (json_array_get_length (list) > 0)
-        config->architecture = g_strdup (json_array_get_string_element (list, 0));
+      if (first != NULL)
+        config->architecture = g_strdup (json_node_get_string (first));
     }
   if (config->architecture == NULL)
     config->architecture = g_strdup ("");

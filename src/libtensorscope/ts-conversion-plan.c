@@ -664,7 +664,7 @@ add_sampling_value (TsGgufMetadata  *md,
  * @dir: a checkpoint folder
  * @md: where the keys go
  * @unreadable: (out): set to why generation_config.json is there but
- *   cannot be read (its message does not name the file), or NULL
+ *   cannot be read (the message starts with the file's name), or NULL
  * @error: return location for a #GError: a value llama.cpp's converter
  *   refuses to write
  *
