@@ -1361,17 +1361,13 @@ check_sampling (MetaContext *ctx)
   g_autoptr(GListModel) wanted = NULL;
   GListModel *have = ts_model_file_get_metadata (ctx->target);
 
-  /* a value llama.cpp's converter refuses (its message names the file) */
-  if (!_ts_sampling_add_metadata (ctx->dir, md, &unreadable, &error))
+  /* a value llama.cpp's converter refuses, or a file it passes over (both
+   * messages name the file) */
+  if (!_ts_sampling_add_metadata (ctx->dir, md, &unreadable, &error) || unreadable != NULL)
     {
       _ts_audit_report_add_check (ctx->report, "metadata:general.sampling", TS_AUDIT_WARN,
-                                  _("%s; the sampling defaults are not compared"), error->message);
-      return;
-    }
-  if (unreadable != NULL)
-    {
-      _ts_audit_report_add_check (ctx->report, "metadata:general.sampling", TS_AUDIT_WARN,
-                                  _("%s; the sampling defaults are not compared"), unreadable);
+                                  _("%s; the sampling defaults are not compared"),
+                                  error != NULL ? error->message : unreadable);
       return;
     }
   want_bytes = ts_gguf_metadata_get_bytes (md);

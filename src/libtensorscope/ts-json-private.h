@@ -106,6 +106,19 @@ _ts_json_is_scalar_char (char ch)
   return g_ascii_isalnum (ch) || ch == '-' || ch == '+' || ch == '.';
 }
 
+/* the index just past the number, true, false or null starting at @start */
+static inline gsize
+_ts_json_scalar_end (const char *json,
+                     gsize       len,
+                     gsize       start)
+{
+  gsize end = start + 1;
+
+  while (end < len && _ts_json_is_scalar_char (json[end]))
+    end++;
+  return end;
+}
+
 /* json-glib reads an integer beyond int64 wrong, without a word: 2^70 as
  * -1, 2^64 + 2 as a float. TRUE for the digits of such an integer (a
  * number without a fraction or an exponent). */
@@ -192,10 +205,8 @@ _ts_json_scan (const char *json,
         }
       else if (_ts_json_is_scalar_char (ch))
         {
-          gsize end = i + 1;
+          gsize end = _ts_json_scalar_end (json, len, i);
 
-          while (end < len && _ts_json_is_scalar_char (json[end]))
-            end++;
           if (negative_zero != NULL && *negative_zero == G_MAXSIZE &&
               end - i == 2 && ch == '-' && json[i + 1] == '0')
             *negative_zero = i;

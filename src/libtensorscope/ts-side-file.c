@@ -199,10 +199,8 @@ widen_large_integers (const char *json,
         }
       else if (_ts_json_is_scalar_char (json[i]))
         {
-          gsize end = i + 1;
+          gsize end = _ts_json_scalar_end (json, len, i);
 
-          while (end < len && _ts_json_is_scalar_char (json[end]))
-            end++;
           g_string_append_len (out, json + i, end - i);
           if (_ts_json_integer_too_large (json + i, end - i))
             g_string_append (out, ".0");
