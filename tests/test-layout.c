@@ -387,6 +387,20 @@ test_layer_brackets (Fixture       *fx,
   g_assert_cmphex (pixel_at (layout, q->x + q->width / 2, ruler_y), !=, 0xffffff);
   g_assert_cmphex (pixel_at (layout, up->x + up->width / 2, ruler_y), !=, 0xffffff);
   g_assert_cmphex (pixel_at (layout, output->x + output->width / 2, ruler_y), ==, 0xffffff);
+
+  /* the bracket says "layer 0" where it fits, the bare number where not */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) wide = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1000, 0, &error);
+    g_autoptr(GBytes) narrow = NULL;
+
+    g_assert_no_error (error);
+    narrow = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 110, 0, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (g_strstr_len (g_bytes_get_data (wide, NULL), g_bytes_get_size (wide), ">layer 0<"));
+    g_assert_null (g_strstr_len (g_bytes_get_data (narrow, NULL), g_bytes_get_size (narrow), ">layer 0<"));
+    g_assert_nonnull (g_strstr_len (g_bytes_get_data (narrow, NULL), g_bytes_get_size (narrow), ">0<"));
+  }
 }
 
 /* On a dark ground the header takes a light grey: its near-black

@@ -1936,10 +1936,18 @@ draw_strip_ruler (TsLayout *self,
   for (guint i = 0; i < strip->layers->len; i++)
     {
       LayerSpan *span = &g_array_index (strip->layers, LayerSpan, i);
-      g_autofree char *text = g_strdup_printf ("%d", span->layer);
+      /* TRANSLATORS: a bracket above one layer's tensors in the layout */
+      g_autofree char *text = g_strdup_printf (_("layer %d"), span->layer);
       double w = span->x1 - span->x0;
       double tw = measure_text (self, text, 9, FALSE);
 
+      /* the bare number where the word does not fit */
+      if (tw + 4 > w)
+        {
+          g_free (text);
+          text = g_strdup_printf ("%d", span->layer);
+          tw = measure_text (self, text, 9, FALSE);
+        }
       set_rgb (cr, neutral (self, span->layer % 2 == 0 ? 0xdeddda : 0xc0bfbc), 1.0);
       cairo_rectangle (cr, span->x0, y + 2, w, RULER_HEIGHT - 3);
       cairo_fill (cr);
