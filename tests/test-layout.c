@@ -401,6 +401,25 @@ test_layer_brackets (Fixture       *fx,
     g_assert_null (g_strstr_len (g_bytes_get_data (narrow, NULL), g_bytes_get_size (narrow), ">layer 0<"));
     g_assert_nonnull (g_strstr_len (g_bytes_get_data (narrow, NULL), g_bytes_get_size (narrow), ">0<"));
   }
+
+  /* zoomed into the attention tensor, the legend names only what is drawn */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) svg = NULL;
+    const char *text;
+    gsize size;
+
+    ts_layout_set_view_range (layout, c, c + 1024);
+    ts_layout_set_show_legend (layout, TRUE);
+    svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1000, 0, &error);
+    g_assert_no_error (error);
+    text = g_bytes_get_data (svg, &size);
+    g_assert_nonnull (g_strstr_len (text, size, ">Attention<"));
+    g_assert_null (g_strstr_len (text, size, ">Output<"));
+    g_assert_null (g_strstr_len (text, size, ">Feed-forward<"));
+    g_assert_null (g_strstr_len (text, size, ">GGUF header<"));
+    g_assert_null (g_strstr_len (text, size, ">Metadata<"));
+  }
 }
 
 /* On a dark ground the header takes a light grey: its near-black

@@ -1502,6 +1502,9 @@ place_legend (TsLayout *self,
     {
       TsLayoutBand *b = &g_array_index (self->bands, TsLayoutBand, i);
 
+      /* a zoomed picture explains only what it shows */
+      if (!b->visible)
+        continue;
       if (b->type == TS_LAYOUT_BAND_TENSOR)
         roles[b->role] = TRUE;
       else if (b->kind != TS_REGION_TENSOR_DATA)
