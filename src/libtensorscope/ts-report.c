@@ -118,94 +118,104 @@ add_string_member (JsonBuilder *b,
 }
 
 static void
-add_parts (JsonBuilder *b,
-           TsModelFile *model)
+add_part (JsonBuilder *b,
+          gpointer     item)
 {
-  GListModel *parts = ts_model_file_get_parts (model);
+  TsFilePart *part = item;
+  g_autofree char *path = g_file_get_path (ts_file_part_get_file (part));
+  GListModel *regions = ts_file_part_get_regions (part);
 
-  json_builder_set_member_name (b, "parts");
+  json_builder_begin_object (b);
+  add_string_member (b, "path", path);
+  add_string_member (b, "name", ts_file_part_get_name (part));
+  add_int_member (b, "size", ts_file_part_get_size (part));
+  add_int_member (b, "data_offset", ts_file_part_get_data_offset (part));
+  json_builder_set_member_name (b, "regions");
   json_builder_begin_array (b);
-  for (guint i = 0; i < g_list_model_get_n_items (parts); i++)
+  for (guint j = 0; j < g_list_model_get_n_items (regions); j++)
     {
-      g_autoptr(TsFilePart) part = g_list_model_get_item (parts, i);
-      g_autofree char *path = g_file_get_path (ts_file_part_get_file (part));
-      GListModel *regions = ts_file_part_get_regions (part);
+      g_autoptr(TsRegion) r = g_list_model_get_item (regions, j);
 
       json_builder_begin_object (b);
-      add_string_member (b, "path", path);
-      add_string_member (b, "name", ts_file_part_get_name (part));
-      add_int_member (b, "size", ts_file_part_get_size (part));
-      add_int_member (b, "data_offset", ts_file_part_get_data_offset (part));
-      json_builder_set_member_name (b, "regions");
-      json_builder_begin_array (b);
-      for (guint j = 0; j < g_list_model_get_n_items (regions); j++)
-        {
-          g_autoptr(TsRegion) r = g_list_model_get_item (regions, j);
-
-          json_builder_begin_object (b);
-          add_string_member (b, "kind", ts_region_kind_to_nick (ts_region_get_kind (r)));
-          add_int_member (b, "offset", ts_region_get_offset (r));
-          add_int_member (b, "length", ts_region_get_length (r));
-          json_builder_end_object (b);
-        }
-      json_builder_end_array (b);
+      add_string_member (b, "kind", ts_region_kind_to_nick (ts_region_get_kind (r)));
+      add_int_member (b, "offset", ts_region_get_offset (r));
+      add_int_member (b, "length", ts_region_get_length (r));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  json_builder_end_object (b);
 }
 
 static void
-add_tensors (JsonBuilder *b,
+add_tensor (JsonBuilder *b,
+            gpointer     item)
+{
+  TsTensor *t = item;
+  const guint64 *shape = ts_tensor_get_shape (t);
+
+  json_builder_begin_object (b);
+  add_string_member (b, "name", ts_tensor_get_name (t));
+  add_string_member (b, "dtype", ts_tensor_get_dtype_name (t));
+  if (ts_tensor_get_dtype (t) == TS_DTYPE_UNKNOWN)
+    add_string_member (b, "raw_dtype", ts_tensor_get_raw_dtype (t));
+  json_builder_set_member_name (b, "shape");
+  json_builder_begin_array (b);
+  for (guint d = 0; d < ts_tensor_get_n_dims (t); d++)
+    json_builder_add_int_value (b, (gint64) shape[d]);
+  json_builder_end_array (b);
+  add_int_member (b, "part", ts_file_part_get_index (ts_tensor_get_part (t)));
+  add_int_member (b, "offset", ts_tensor_get_offset (t));
+  add_int_member (b, "size", ts_tensor_get_size (t));
+  add_int_member (b, "elements", ts_tensor_get_n_elements (t));
+  json_builder_end_object (b);
+}
+
+static void
+add_metadata_entry (JsonBuilder *b,
+                    gpointer     item)
+{
+  TsMetadataEntry *e = item;
+
+  json_builder_begin_object (b);
+  add_string_member (b, "key", ts_metadata_entry_get_key (e));
+  add_string_member (b, "type", ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)));
+  json_builder_set_member_name (b, "value");
+  add_value (b, e);
+  json_builder_end_object (b);
+}
+
+typedef void (*AddItemFunc) (JsonBuilder *b,
+                             gpointer     item);
+
+/* The report's arrays of model objects, in the order of the report: the
+ * tree and the streaming writer both follow this table. */
+static const struct
+{
+  const char  *name;
+  GListModel *(*get_list) (TsModelFile *model);
+  AddItemFunc  add_item;
+} report_lists[] = {
+  { "parts", ts_model_file_get_parts, add_part },
+  { "metadata", ts_model_file_get_metadata, add_metadata_entry },
+  { "tensors", ts_model_file_get_tensors, add_tensor },
+};
+
+/* the members before the arrays */
+static void
+add_summary (JsonBuilder *b,
              TsModelFile *model)
 {
-  GListModel *tensors = ts_model_file_get_tensors (model);
-
-  json_builder_set_member_name (b, "tensors");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+  add_string_member (b, "format", ts_format_to_nick (ts_model_file_get_format (model)));
+  if (TS_IS_GGUF_FILE (model))
     {
-      g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
-      const guint64 *shape = ts_tensor_get_shape (t);
-
-      json_builder_begin_object (b);
-      add_string_member (b, "name", ts_tensor_get_name (t));
-      add_string_member (b, "dtype", ts_tensor_get_dtype_name (t));
-      if (ts_tensor_get_dtype (t) == TS_DTYPE_UNKNOWN)
-        add_string_member (b, "raw_dtype", ts_tensor_get_raw_dtype (t));
-      json_builder_set_member_name (b, "shape");
-      json_builder_begin_array (b);
-      for (guint d = 0; d < ts_tensor_get_n_dims (t); d++)
-        json_builder_add_int_value (b, (gint64) shape[d]);
-      json_builder_end_array (b);
-      add_int_member (b, "part", ts_file_part_get_index (ts_tensor_get_part (t)));
-      add_int_member (b, "offset", ts_tensor_get_offset (t));
-      add_int_member (b, "size", ts_tensor_get_size (t));
-      add_int_member (b, "elements", ts_tensor_get_n_elements (t));
-      json_builder_end_object (b);
+      add_int_member (b, "gguf_version", ts_gguf_file_get_version (TS_GGUF_FILE (model)));
+      add_int_member (b, "alignment", ts_gguf_file_get_alignment (TS_GGUF_FILE (model)));
     }
-  json_builder_end_array (b);
-}
-
-static void
-add_metadata (JsonBuilder *b,
-              TsModelFile *model)
-{
-  GListModel *metadata = ts_model_file_get_metadata (model);
-
-  json_builder_set_member_name (b, "metadata");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
-    {
-      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
-
-      json_builder_begin_object (b);
-      add_string_member (b, "key", ts_metadata_entry_get_key (e));
-      add_string_member (b, "type", ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)));
-      json_builder_set_member_name (b, "value");
-      add_value (b, e);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
+  add_int_member (b, "total_size", ts_model_file_get_total_size (model));
+  add_int_member (b, "tensor_count", ts_model_file_get_n_tensors (model));
+  add_int_member (b, "parameter_count", ts_model_file_get_parameter_count (model));
+  add_int_member (b, "tensor_data_size", ts_model_file_get_tensor_data_size (model));
+  add_int_member (b, "before_data_size", ts_model_file_get_before_data_size (model));
 }
 
 /**
@@ -222,20 +232,21 @@ ts_report_inspect (TsModelFile *model)
   g_return_val_if_fail (TS_IS_MODEL_FILE (model), NULL);
 
   json_builder_begin_object (b);
-  add_string_member (b, "format", ts_format_to_nick (ts_model_file_get_format (model)));
-  if (TS_IS_GGUF_FILE (model))
+  add_summary (b, model);
+  for (guint l = 0; l < G_N_ELEMENTS (report_lists); l++)
     {
-      add_int_member (b, "gguf_version", ts_gguf_file_get_version (TS_GGUF_FILE (model)));
-      add_int_member (b, "alignment", ts_gguf_file_get_alignment (TS_GGUF_FILE (model)));
+      GListModel *list = report_lists[l].get_list (model);
+
+      json_builder_set_member_name (b, report_lists[l].name);
+      json_builder_begin_array (b);
+      for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+        {
+          g_autoptr(GObject) item = g_list_model_get_item (list, i);
+
+          report_lists[l].add_item (b, item);
+        }
+      json_builder_end_array (b);
     }
-  add_int_member (b, "total_size", ts_model_file_get_total_size (model));
-  add_int_member (b, "tensor_count", ts_model_file_get_n_tensors (model));
-  add_int_member (b, "parameter_count", ts_model_file_get_parameter_count (model));
-  add_int_member (b, "tensor_data_size", ts_model_file_get_tensor_data_size (model));
-  add_int_member (b, "before_data_size", ts_model_file_get_before_data_size (model));
-  add_parts (b, model);
-  add_metadata (b, model);
-  add_tensors (b, model);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);
   for (guint i = 0; warnings[i] != NULL; i++)
@@ -243,6 +254,234 @@ ts_report_inspect (TsModelFile *model)
   json_builder_end_array (b);
   json_builder_end_object (b);
   return json_builder_get_root (b);
+}
+
+/* The streaming writer: the report's outer object and arrays are written
+ * here, each member's value and each array item by JsonGenerator, so the
+ * text is what ts_report_to_string (…, TRUE) makes of ts_report_inspect()
+ * (the generator puts each item on its own lines, indented by its depth;
+ * its strings never hold a raw newline), while no more than one item is
+ * ever held in memory: a 1,000,000-tensor report took 2 GB as a tree. */
+
+#define WRITER_CHUNK   (64 * 1024)
+#define WRITER_DEPTH   4
+
+typedef struct
+{
+  GOutputStream *stream;
+  GCancellable  *cancellable;
+  JsonGenerator *generator;
+  JsonBuilder   *builder;
+  GString       *buffer;      /* whole items only, written by the KiB */
+  GString       *scratch;
+  char          *indent;      /* one level of the generator's indentation */
+  guint          depth;
+  gboolean       empty[WRITER_DEPTH];
+  GError        *error;
+} ReportWriter;
+
+static void
+writer_flush (ReportWriter *w)
+{
+  if (w->error == NULL && w->buffer->len > 0)
+    g_output_stream_write_all (w->stream, w->buffer->str, w->buffer->len,
+                               NULL, w->cancellable, &w->error);
+  g_string_truncate (w->buffer, 0);
+}
+
+static void
+writer_newline (ReportWriter *w)
+{
+  g_string_append_c (w->buffer, '\n');
+  for (guint i = 0; i < w->depth; i++)
+    g_string_append (w->buffer, w->indent);
+}
+
+static void
+writer_open (ReportWriter *w,
+             char          bracket)
+{
+  g_assert (w->depth + 1 < WRITER_DEPTH);
+
+  g_string_append_c (w->buffer, bracket);
+  w->empty[++w->depth] = TRUE;
+}
+
+static void
+writer_close (ReportWriter *w,
+              char          bracket)
+{
+  g_assert (w->depth > 0);
+
+  w->depth--;
+  if (!w->empty[w->depth + 1])
+    writer_newline (w);
+  g_string_append_c (w->buffer, bracket);
+}
+
+/* the separator before the next member or item of the open container */
+static void
+writer_next (ReportWriter *w)
+{
+  if (!w->empty[w->depth])
+    g_string_append_c (w->buffer, ',');
+  w->empty[w->depth] = FALSE;
+  writer_newline (w);
+}
+
+/* @node as the generator writes it at the current depth */
+static void
+writer_node (ReportWriter *w,
+             JsonNode     *node)
+{
+  json_generator_set_root (w->generator, node);
+  g_string_truncate (w->scratch, 0);
+  json_generator_to_gstring (w->generator, w->scratch);
+  for (const char *p = w->scratch->str; *p != '\0'; p++)
+    {
+      if (*p == '\n')
+        writer_newline (w);
+      else
+        g_string_append_c (w->buffer, *p);
+    }
+  if (w->buffer->len >= WRITER_CHUNK)
+    writer_flush (w);
+}
+
+/* the name of the next member of the open object */
+static void
+writer_key (ReportWriter *w,
+            const char   *name)
+{
+  g_autoptr(JsonNode) key = json_node_init_string (json_node_alloc (), name);
+
+  writer_next (w);
+  writer_node (w, key);
+  g_string_append (w->buffer, " : ");
+}
+
+/* the array @name: the items of @list, built and written one at a time */
+static void
+writer_list (ReportWriter *w,
+             const char   *name,
+             GListModel   *list,
+             AddItemFunc   add_item)
+{
+  writer_key (w, name);
+  writer_open (w, '[');
+  for (guint i = 0; i < g_list_model_get_n_items (list) && w->error == NULL; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (list, i);
+      g_autoptr(JsonNode) node = NULL;
+
+      json_builder_reset (w->builder);
+      add_item (w->builder, item);
+      node = json_builder_get_root (w->builder);
+      writer_next (w);
+      writer_node (w, node);
+      if (i % 1024 == 0)
+        g_cancellable_set_error_if_cancelled (w->cancellable, &w->error);
+    }
+  writer_close (w, ']');
+}
+
+static void
+writer_warnings (ReportWriter       *w,
+                 const char * const *warnings)
+{
+  writer_key (w, "warnings");
+  writer_open (w, '[');
+  for (guint i = 0; warnings[i] != NULL; i++)
+    {
+      g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), warnings[i]);
+
+      writer_next (w);
+      writer_node (w, node);
+    }
+  writer_close (w, ']');
+}
+
+static void
+writer_summary (ReportWriter *w,
+                TsModelFile  *model)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object;
+  g_autoptr(GList) names = NULL;
+
+  json_builder_reset (w->builder);
+  json_builder_begin_object (w->builder);
+  add_summary (w->builder, model);
+  json_builder_end_object (w->builder);
+  root = json_builder_get_root (w->builder);
+  object = json_node_get_object (root);
+  /* in the order they were added, as the generator writes them */
+  names = json_object_get_members (object);
+  for (const GList *l = names; l != NULL; l = l->next)
+    {
+      writer_key (w, l->data);
+      writer_node (w, json_object_get_member (object, l->data));
+    }
+}
+
+/**
+ * ts_report_write_inspect:
+ * @model: a model
+ * @stream: where to write
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Writes the report of ts_report_inspect() to @stream, byte for byte as
+ * ts_report_to_string (…, TRUE) writes it (with no newline at the end), one
+ * item (a part, a metadata entry, a tensor) at a time: the memory it takes
+ * does not grow with the model. Every write holds whole UTF-8 characters.
+ *
+ * Returns: %TRUE if the whole report was written
+ */
+gboolean
+ts_report_write_inspect (TsModelFile    *model,
+                         GOutputStream  *stream,
+                         GCancellable   *cancellable,
+                         GError        **error)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(GString) buffer = g_string_sized_new (WRITER_CHUNK + 4096);
+  g_autoptr(GString) scratch = g_string_new (NULL);
+  g_autoptr(GString) indent = g_string_new (NULL);
+  ReportWriter w = { 0 };
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (model), FALSE);
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (stream), FALSE);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  json_generator_set_pretty (generator, TRUE);
+  for (guint i = 0; i < json_generator_get_indent (generator); i++)
+    g_string_append_unichar (indent, json_generator_get_indent_char (generator));
+  w.stream = stream;
+  w.cancellable = cancellable;
+  w.generator = generator;
+  w.builder = builder;
+  w.buffer = buffer;
+  w.scratch = scratch;
+  w.indent = indent->str;
+
+  writer_open (&w, '{');
+  writer_summary (&w, model);
+  for (guint l = 0; l < G_N_ELEMENTS (report_lists); l++)
+    writer_list (&w, report_lists[l].name, report_lists[l].get_list (model),
+                 report_lists[l].add_item);
+  writer_warnings (&w, ts_model_file_get_warnings (model));
+  writer_close (&w, '}');
+  writer_flush (&w);
+
+  if (w.error != NULL)
+    {
+      g_propagate_error (error, w.error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 JsonNode *

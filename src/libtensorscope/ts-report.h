@@ -13,15 +13,22 @@
 G_BEGIN_DECLS
 
 /* The inspection report documented in docs/inspect-json.md. */
-JsonNode *ts_report_inspect      (TsModelFile  *model);
+JsonNode *ts_report_inspect       (TsModelFile   *model);
+/* The same report as ts_report_to_string (ts_report_inspect (@model), TRUE)
+ * writes it, written to @stream one item at a time: its memory does not
+ * grow with the model. */
+gboolean  ts_report_write_inspect (TsModelFile   *model,
+                                   GOutputStream *stream,
+                                   GCancellable  *cancellable,
+                                   GError       **error);
 /* {"error": {"domain", "code", "message"}} */
-JsonNode *ts_report_error        (const GError *error);
-char     *ts_report_to_string    (JsonNode     *node,
-                                  gboolean      pretty);
+JsonNode *ts_report_error         (const GError  *error);
+char     *ts_report_to_string     (JsonNode      *node,
+                                   gboolean       pretty);
 /* @text (UTF-8) with every control character but the newline and the tab
  * written out as \xNN (C0) or \uNNNN (DEL, C1): for text from a file
  * shown on a terminal or written into XML. JSON text stays JSON: its
  * writer escapes C0 itself, and \uNNNN is JSON's own escape. */
-char     *ts_escape_controls     (const char   *text);
+char     *ts_escape_controls      (const char    *text);
 
 G_END_DECLS

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+# check_scale.py - what a model with many tensors costs beyond opening it
+#
+# Copyright 2026 The Tensorscope authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Usage: check_scale.py CLI WORKDIR
+#
+# A GGUF of 100,000 tiny tensors (F32 [8], Llama-style names), written by
+# this script:
+#   - `inspect --json` is written as it is made: its peak RSS stays within
+#     32 MB of the text `inspect`'s (the model itself), where the whole
+#     report as a JSON tree took 5 times that; the output is the complete
+#     report (measured with os.wait4's ru_maxrss of the CLI child; the RSS
+#     bound is not checked when TS_SANITIZER is set, as ASan inflates
+#     memory).
+#
+# Ends with "N passed, M failed"; exits 1 if any failed.
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+from tscheck import check, summary
+
+CLI, WORK = sys.argv[1], sys.argv[2]
+SANITIZER = bool(os.environ.get("TS_SANITIZER"))
+N_TENSORS = 100_000
+ROLES = ("attn_q", "attn_k", "ffn_up", "attn_norm")
+
+
+def gstr(s):
+    b = s.encode()
+    return struct.pack("<Q", len(b)) + b
+
+
+def write_many_tensors(path, n):
+    """GGUF v3: general.architecture, then n descriptors of F32 [8]"""
+    parts = [b"GGUF", struct.pack("<IQQ", 3, n, 1),
+             gstr("general.architecture"), struct.pack("<I", 8), gstr("llama")]
+    for i in range(n):
+        parts.append(gstr("blk.%d.%s.weight" % (i // 4, ROLES[i % 4])) +
+                     struct.pack("<IQIQ", 1, 8, 0, 32 * i))
+    head = b"".join(parts)
+    with open(path, "wb") as f:
+        f.write(head + b"\0" * ((-len(head)) % 32))
+        f.truncate(f.tell() + 32 * n)
+
+
+def run(args, stdout):
+    """Run the CLI; return (exit status, peak RSS in KB, stderr)."""
+    with open(stdout, "wb") as out:
+        p = subprocess.Popen([CLI] + args, stdin=subprocess.DEVNULL,
+                             stdout=out, stderr=subprocess.PIPE)
+        err = p.stderr.read()
+        _, status, ru = os.wait4(p.pid, 0)
+    return os.waitstatus_to_exitcode(status), ru.ru_maxrss, err.decode(errors="replace")
+
+
+def inspect_json(gguf):
+    text_out = os.path.join(WORK, "inspect.txt")
+    json_out = os.path.join(WORK, "inspect.json")
+    rc_text, rss_text, err = run(["inspect", gguf], text_out)
+    check("inspect of %d tensors" % N_TENSORS, rc_text == 0, err[-400:])
+    rc_json, rss_json, err = run(["inspect", "--json", gguf], json_out)
+    check("inspect --json of %d tensors" % N_TENSORS, rc_json == 0, err[-400:])
+    print("# peak RSS: inspect %d MB, inspect --json %d MB" % (rss_text // 1024, rss_json // 1024))
+    if not SANITIZER:
+        check("inspect --json takes no more memory than inspect, give or take 32 MB",
+              rss_json <= rss_text + 32 * 1024,
+              "%d MB against %d MB" % (rss_json // 1024, rss_text // 1024))
+    # parsed only now: this process's memory would count in a later child's peak
+    with open(json_out, "rb") as f:
+        doc = json.load(f)
+    check("inspect --json is the whole report",
+          doc["tensor_count"] == N_TENSORS and len(doc["tensors"]) == N_TENSORS and
+          doc["tensors"][-1]["name"] == "blk.%d.attn_norm.weight" % ((N_TENSORS - 1) // 4),
+          "tensor_count %r" % doc.get("tensor_count"))
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    if SANITIZER:
+        print("# TS_SANITIZER is set: peak RSS not checked")
+    try:
+        gguf = os.path.join(WORK, "many.gguf")
+        write_many_tensors(gguf, N_TENSORS)
+        inspect_json(gguf)
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
