@@ -14,6 +14,10 @@
 #     report (measured with os.wait4's ru_maxrss of the CLI child; the RSS
 #     bound is not checked when TS_SANITIZER is set, as ASan inflates
 #     memory).
+#   - `layout -o` SVG and PDF draw bands narrower than a pixel by the
+#     pixel: the SVG stays under 1 MB and the PDF under 200 KB (a
+#     rectangle and a <title> per tensor made a 50 MB SVG and a 450 kB
+#     PDF); the PNG is written too.
 #
 # Ends with "N passed, M failed"; exits 1 if any failed.
 
@@ -81,6 +85,17 @@ def inspect_json(gguf):
           "tensor_count %r" % doc.get("tensor_count"))
 
 
+def layout_exports(gguf):
+    for ext, limit in (("svg", 1024 * 1024), ("pdf", 200 * 1024), ("png", 200 * 1024)):
+        out = os.path.join(WORK, "layout." + ext)
+        rc, rss, err = run(["layout", gguf, "-o", out], os.devnull)
+        size = os.path.getsize(out) if os.path.exists(out) else -1
+        print("# layout %s: %d bytes, peak RSS %d MB" % (ext, size, rss // 1024))
+        check("layout -o %s of %d tensors" % (ext.upper(), N_TENSORS), rc == 0, err[-400:])
+        check("the %s is under %d kB" % (ext.upper(), limit // 1024), 0 < size < limit,
+              "%d bytes" % size)
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -89,6 +104,7 @@ def main():
     try:
         gguf = os.path.join(WORK, "many.gguf")
         write_many_tensors(gguf, N_TENSORS)
+        layout_exports(gguf)
         inspect_json(gguf)
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
