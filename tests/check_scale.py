@@ -14,6 +14,9 @@
 #     report (measured with os.wait4's ru_maxrss of the CLI child; the RSS
 #     bound is not checked when TS_SANITIZER is set, as ASan inflates
 #     memory).
+#   - `inspect --json` of a GGUF whose token list holds 4,194,304 strings
+#     shows its first 8 without an index of all of them (32 MB): within
+#     16 MB of `inspect`'s peak RSS.
 #   - `layout -o` SVG and PDF draw bands narrower than a pixel by the
 #     pixel: the SVG stays under 1 MB and the PDF under 200 KB (a
 #     rectangle and a <title> per tensor made a 50 MB SVG and a 450 kB
@@ -54,6 +57,22 @@ def write_many_tensors(path, n):
         f.truncate(f.tell() + 32 * n)
 
 
+def write_long_array(path, n):
+    """GGUF v3: general.architecture, tokenizer.ggml.tokens of n one-byte
+    strings (n a multiple of 4096), one tensor"""
+    with open(path, "wb") as f:
+        f.write(b"GGUF" + struct.pack("<IQQ", 3, 1, 2))
+        f.write(gstr("general.architecture") + struct.pack("<I", 8) + gstr("llama"))
+        f.write(gstr("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, n))
+        # a piece at a time: this process's memory would count in the
+        # CLI children's peak RSS (Linux carries it over the fork)
+        piece = (struct.pack("<Q", 1) + b"a") * 4096
+        for _ in range(n // 4096):
+            f.write(piece)
+        f.write(gstr("token_embd.weight") + struct.pack("<IQIQ", 1, 8, 0, 0))
+        f.write(b"\0" * ((-f.tell()) % 32 + 32))
+
+
 def run(args, stdout):
     """Run the CLI; return (exit status, peak RSS in KB, stderr)."""
     with open(stdout, "wb") as out:
@@ -85,6 +104,22 @@ def inspect_json(gguf):
           "tensor_count %r" % doc.get("tensor_count"))
 
 
+def long_array():
+    path = os.path.join(WORK, "array.gguf")
+    write_long_array(path, 1 << 22)
+    rc_text, rss_text, err = run(["inspect", path], os.devnull)
+    rc_json, rss_json, err_json = run(["inspect", "--json", path], os.devnull)
+    print("# peak RSS with 4,194,304 strings: inspect %d MB, inspect --json %d MB"
+          % (rss_text // 1024, rss_json // 1024))
+    check("inspect and inspect --json of 4,194,304 strings",
+          rc_text == 0 and rc_json == 0, (err + err_json)[-400:])
+    if not SANITIZER:
+        check("inspect --json builds no index of the strings it does not show",
+              rss_json <= rss_text + 16 * 1024,
+              "%d MB against %d MB" % (rss_json // 1024, rss_text // 1024))
+    os.unlink(path)
+
+
 def layout_exports(gguf):
     for ext, limit in (("svg", 1024 * 1024), ("pdf", 200 * 1024), ("png", 200 * 1024)):
         out = os.path.join(WORK, "layout." + ext)
@@ -104,6 +139,7 @@ def main():
     try:
         gguf = os.path.join(WORK, "many.gguf")
         write_many_tensors(gguf, N_TENSORS)
+        long_array()
         layout_exports(gguf)
         inspect_json(gguf)
     finally:
