@@ -17,6 +17,9 @@
 #   - `inspect --json` of a GGUF whose token list holds 4,194,304 strings
 #     shows its first 8 without an index of all of them (32 MB): within
 #     16 MB of `inspect`'s peak RSS.
+#   - `convert --dry-run --json` and `audit --json` of a 1,024-layer
+#     checkpoint (9,218 tensors) are written as they are made: within 8 MB
+#     of the text output's peak RSS (19 and 29 MB more as JSON trees).
 #   - `layout -o` SVG and PDF draw bands narrower than a pixel by the
 #     pixel: the SVG stays under 1 MB and the PDF under 200 KB (a
 #     rectangle and a <title> per tensor made a 50 MB SVG and a 450 kB
@@ -46,14 +49,16 @@ def gstr(s):
 
 def write_many_tensors(path, n):
     """GGUF v3: general.architecture, then n descriptors of F32 [8]"""
-    parts = [b"GGUF", struct.pack("<IQQ", 3, n, 1),
-             gstr("general.architecture"), struct.pack("<I", 8), gstr("llama")]
-    for i in range(n):
-        parts.append(gstr("blk.%d.%s.weight" % (i // 4, ROLES[i % 4])) +
-                     struct.pack("<IQIQ", 1, 8, 0, 32 * i))
-    head = b"".join(parts)
     with open(path, "wb") as f:
-        f.write(head + b"\0" * ((-len(head)) % 32))
+        f.write(b"GGUF" + struct.pack("<IQQ", 3, n, 1) +
+                gstr("general.architecture") + struct.pack("<I", 8) + gstr("llama"))
+        # a few at a time: this process's memory would count in the CLI
+        # children's peak RSS (Linux carries it over the fork)
+        for start in range(0, n, 4096):
+            f.write(b"".join(gstr("blk.%d.%s.weight" % (i // 4, ROLES[i % 4])) +
+                             struct.pack("<IQIQ", 1, 8, 0, 32 * i)
+                             for i in range(start, min(n, start + 4096))))
+        f.write(b"\0" * ((-f.tell()) % 32))
         f.truncate(f.tell() + 32 * n)
 
 
@@ -64,8 +69,7 @@ def write_long_array(path, n):
         f.write(b"GGUF" + struct.pack("<IQQ", 3, 1, 2))
         f.write(gstr("general.architecture") + struct.pack("<I", 8) + gstr("llama"))
         f.write(gstr("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, n))
-        # a piece at a time: this process's memory would count in the
-        # CLI children's peak RSS (Linux carries it over the fork)
+        # a piece at a time, as above
         piece = (struct.pack("<Q", 1) + b"a") * 4096
         for _ in range(n // 4096):
             f.write(piece)
@@ -120,6 +124,30 @@ def long_array():
     os.unlink(path)
 
 
+def plan_and_audit():
+    ckpt = os.path.join(WORK, "ckpt")
+    gguf = os.path.join(WORK, "ckpt.gguf")
+    r = subprocess.run([CLI, "sample", ckpt, "--layers", "1024", "--hidden", "16",
+                        "--heads", "2", "--kv-heads", "1", "--intermediate", "16",
+                        "--vocab", "1024", "--shards", "4"], capture_output=True)
+    check("a 1,024-layer sample checkpoint", r.returncode == 0, r.stderr.decode()[-400:])
+    r = subprocess.run([CLI, "convert", ckpt, "-o", gguf], capture_output=True)
+    check("its conversion", r.returncode == 0, r.stderr.decode()[-400:])
+    target = os.path.join(WORK, "not-written.gguf")
+    for label, args in (("convert --dry-run", ["convert", ckpt, "-o", target, "--dry-run"]),
+                        ("audit", ["audit", ckpt, gguf])):
+        rc_text, rss_text, err = run(args, os.devnull)
+        rc_json, rss_json, err_json = run(args + ["--json"], os.devnull)
+        print("# peak RSS: %s %d MB, with --json %d MB" % (label, rss_text // 1024, rss_json // 1024))
+        check("%s of 9,218 tensors, as text and as JSON" % label,
+              rc_text == 0 and rc_json == 0, (err + err_json)[-400:])
+        if not SANITIZER:
+            check("%s --json takes no more memory than the text, give or take 8 MB" % label,
+                  rss_json <= rss_text + 8 * 1024,
+                  "%d MB against %d MB" % (rss_json // 1024, rss_text // 1024))
+    shutil.rmtree(ckpt)
+
+
 def layout_exports(gguf):
     for ext, limit in (("svg", 1024 * 1024), ("pdf", 200 * 1024), ("png", 200 * 1024)):
         out = os.path.join(WORK, "layout." + ext)
@@ -140,6 +168,7 @@ def main():
         gguf = os.path.join(WORK, "many.gguf")
         write_many_tensors(gguf, N_TENSORS)
         long_array()
+        plan_and_audit()
         layout_exports(gguf)
         inspect_json(gguf)
     finally:

@@ -256,172 +256,315 @@ ts_report_inspect (TsModelFile *model)
   return json_builder_get_root (b);
 }
 
-/* The streaming writer: the report's outer object and arrays are written
- * here, each member's value and each array item by JsonGenerator, so the
- * text is what ts_report_to_string (…, TRUE) makes of ts_report_inspect()
- * (the generator puts each item on its own lines, indented by its depth;
- * its strings never hold a raw newline), while no more than one item is
- * ever held in memory: a 1,000,000-tensor report took 2 GB as a tree. */
+/* TsReportWriter: the outer objects and arrays are written here, each
+ * member's value and each array item by JsonGenerator, so the text is
+ * what ts_report_to_string (…, TRUE) makes of the same tree (the generator
+ * puts an item on its own lines, indented by its depth, and its strings
+ * never hold a raw newline), while no more than one item is ever held in
+ * memory: a 1,000,000-tensor report took 2 GB as a tree. */
 
 #define WRITER_CHUNK   (64 * 1024)
-#define WRITER_DEPTH   4
+#define WRITER_DEPTH   8
 
-typedef struct
+struct _TsReportWriter
 {
   GOutputStream *stream;
   GCancellable  *cancellable;
   JsonGenerator *generator;
-  JsonBuilder   *builder;
-  GString       *buffer;      /* whole items only, written by the KiB */
+  GString       *buffer;      /* whole values only, written by the 64 KiB */
   GString       *scratch;
   char          *indent;      /* one level of the generator's indentation */
   guint          depth;
-  gboolean       empty[WRITER_DEPTH];
+  char           closing[WRITER_DEPTH];   /* '}' or ']' of each open container */
+  gboolean       empty[WRITER_DEPTH];     /* nothing in it yet */
   GError        *error;
-} ReportWriter;
+};
 
-static void
-writer_flush (ReportWriter *w)
+/**
+ * ts_report_writer_new:
+ * @stream: where to write
+ * @cancellable: (nullable): a #GCancellable
+ *
+ * Returns: (transfer full): a writer of one JSON document to @stream
+ */
+TsReportWriter *
+ts_report_writer_new (GOutputStream *stream,
+                      GCancellable  *cancellable)
 {
-  if (w->error == NULL && w->buffer->len > 0)
-    g_output_stream_write_all (w->stream, w->buffer->str, w->buffer->len,
-                               NULL, w->cancellable, &w->error);
-  g_string_truncate (w->buffer, 0);
+  TsReportWriter *self;
+  g_autoptr(GString) indent = g_string_new (NULL);
+
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (stream), NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
+
+  self = g_new0 (TsReportWriter, 1);
+  self->stream = g_object_ref (stream);
+  self->cancellable = cancellable ? g_object_ref (cancellable) : NULL;
+  self->generator = json_generator_new ();
+  json_generator_set_pretty (self->generator, TRUE);
+  for (guint i = 0; i < json_generator_get_indent (self->generator); i++)
+    g_string_append_unichar (indent, json_generator_get_indent_char (self->generator));
+  self->indent = g_string_free (g_steal_pointer (&indent), FALSE);
+  self->buffer = g_string_sized_new (WRITER_CHUNK + 4096);
+  self->scratch = g_string_new (NULL);
+  return self;
+}
+
+void
+ts_report_writer_free (TsReportWriter *self)
+{
+  if (self == NULL)
+    return;
+  g_object_unref (self->stream);
+  g_clear_object (&self->cancellable);
+  g_object_unref (self->generator);
+  g_string_free (self->buffer, TRUE);
+  g_string_free (self->scratch, TRUE);
+  g_free (self->indent);
+  g_clear_error (&self->error);
+  g_free (self);
 }
 
 static void
-writer_newline (ReportWriter *w)
+writer_flush (TsReportWriter *self)
 {
-  g_string_append_c (w->buffer, '\n');
-  for (guint i = 0; i < w->depth; i++)
-    g_string_append (w->buffer, w->indent);
+  if (self->error == NULL && self->buffer->len > 0 &&
+      !g_cancellable_set_error_if_cancelled (self->cancellable, &self->error))
+    g_output_stream_write_all (self->stream, self->buffer->str, self->buffer->len,
+                               NULL, self->cancellable, &self->error);
+  g_string_truncate (self->buffer, 0);
 }
 
 static void
-writer_open (ReportWriter *w,
-             char          bracket)
+writer_newline (TsReportWriter *self)
 {
-  g_assert (w->depth + 1 < WRITER_DEPTH);
-
-  g_string_append_c (w->buffer, bracket);
-  w->empty[++w->depth] = TRUE;
+  g_string_append_c (self->buffer, '\n');
+  for (guint i = 0; i < self->depth; i++)
+    g_string_append (self->buffer, self->indent);
 }
 
+/* @value as the generator writes it at the current depth */
 static void
-writer_close (ReportWriter *w,
-              char          bracket)
+writer_value (TsReportWriter *self,
+              JsonNode       *value)
 {
-  g_assert (w->depth > 0);
-
-  w->depth--;
-  if (!w->empty[w->depth + 1])
-    writer_newline (w);
-  g_string_append_c (w->buffer, bracket);
-}
-
-/* the separator before the next member or item of the open container */
-static void
-writer_next (ReportWriter *w)
-{
-  if (!w->empty[w->depth])
-    g_string_append_c (w->buffer, ',');
-  w->empty[w->depth] = FALSE;
-  writer_newline (w);
-}
-
-/* @node as the generator writes it at the current depth */
-static void
-writer_node (ReportWriter *w,
-             JsonNode     *node)
-{
-  json_generator_set_root (w->generator, node);
-  g_string_truncate (w->scratch, 0);
-  json_generator_to_gstring (w->generator, w->scratch);
-  for (const char *p = w->scratch->str; *p != '\0'; p++)
+  json_generator_set_root (self->generator, value);
+  g_string_truncate (self->scratch, 0);
+  json_generator_to_gstring (self->generator, self->scratch);
+  for (const char *p = self->scratch->str; *p != '\0'; p++)
     {
       if (*p == '\n')
-        writer_newline (w);
+        writer_newline (self);
       else
-        g_string_append_c (w->buffer, *p);
+        g_string_append_c (self->buffer, *p);
     }
-  if (w->buffer->len >= WRITER_CHUNK)
-    writer_flush (w);
+  if (self->buffer->len >= WRITER_CHUNK)
+    writer_flush (self);
 }
 
-/* the name of the next member of the open object */
+/* the separator before the next member or item, and the member's name */
 static void
-writer_key (ReportWriter *w,
-            const char   *name)
+writer_next (TsReportWriter *self,
+             const char     *member)
 {
-  g_autoptr(JsonNode) key = json_node_init_string (json_node_alloc (), name);
-
-  writer_next (w);
-  writer_node (w, key);
-  g_string_append (w->buffer, " : ");
-}
-
-/* the array @name: the items of @list, built and written one at a time */
-static void
-writer_list (ReportWriter *w,
-             const char   *name,
-             GListModel   *list,
-             AddItemFunc   add_item)
-{
-  writer_key (w, name);
-  writer_open (w, '[');
-  for (guint i = 0; i < g_list_model_get_n_items (list) && w->error == NULL; i++)
+  if (self->depth > 0)
     {
-      g_autoptr(GObject) item = g_list_model_get_item (list, i);
-      g_autoptr(JsonNode) node = NULL;
-
-      json_builder_reset (w->builder);
-      add_item (w->builder, item);
-      node = json_builder_get_root (w->builder);
-      writer_next (w);
-      writer_node (w, node);
-      if (i % 1024 == 0)
-        g_cancellable_set_error_if_cancelled (w->cancellable, &w->error);
+      if (!self->empty[self->depth])
+        g_string_append_c (self->buffer, ',');
+      self->empty[self->depth] = FALSE;
+      writer_newline (self);
     }
-  writer_close (w, ']');
-}
-
-static void
-writer_warnings (ReportWriter       *w,
-                 const char * const *warnings)
-{
-  writer_key (w, "warnings");
-  writer_open (w, '[');
-  for (guint i = 0; warnings[i] != NULL; i++)
+  if (member != NULL)
     {
-      g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), warnings[i]);
+      g_autoptr(JsonNode) key = json_node_init_string (json_node_alloc (), member);
 
-      writer_next (w);
-      writer_node (w, node);
+      writer_value (self, key);
+      g_string_append (self->buffer, " : ");
     }
-  writer_close (w, ']');
+}
+
+static gboolean
+writer_check_member (TsReportWriter *self,
+                     const char     *member)
+{
+  gboolean in_object = self->depth > 0 && self->closing[self->depth] == '}';
+
+  /* a name inside an object, none elsewhere */
+  return (member != NULL) == in_object;
 }
 
 static void
-writer_summary (ReportWriter *w,
-                TsModelFile  *model)
+writer_open (TsReportWriter *self,
+             const char     *member,
+             char            opening,
+             char            closing)
 {
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
+  g_return_if_fail (self->depth + 1 < WRITER_DEPTH);
+  g_return_if_fail (writer_check_member (self, member));
+
+  writer_next (self, member);
+  g_string_append_c (self->buffer, opening);
+  self->depth++;
+  self->closing[self->depth] = closing;
+  self->empty[self->depth] = TRUE;
+}
+
+static void
+writer_close (TsReportWriter *self,
+              char            closing)
+{
+  g_return_if_fail (self->depth > 0 && self->closing[self->depth] == closing);
+
+  self->depth--;
+  if (!self->empty[self->depth + 1])
+    writer_newline (self);
+  g_string_append_c (self->buffer, closing);
+}
+
+/**
+ * ts_report_writer_begin_object:
+ * @self: a writer
+ * @member: (nullable): the object's name in the enclosing object; %NULL at
+ *   the top and in an array
+ *
+ * Opens an object, to be closed by ts_report_writer_end_object().
+ */
+void
+ts_report_writer_begin_object (TsReportWriter *self,
+                               const char     *member)
+{
+  g_return_if_fail (self != NULL);
+
+  writer_open (self, member, '{', '}');
+}
+
+void
+ts_report_writer_end_object (TsReportWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  writer_close (self, '}');
+}
+
+/**
+ * ts_report_writer_begin_array:
+ * @self: a writer
+ * @member: (nullable): the array's name in the enclosing object; %NULL at
+ *   the top and in an array
+ *
+ * Opens an array, to be closed by ts_report_writer_end_array().
+ */
+void
+ts_report_writer_begin_array (TsReportWriter *self,
+                              const char     *member)
+{
+  g_return_if_fail (self != NULL);
+
+  writer_open (self, member, '[', ']');
+}
+
+void
+ts_report_writer_end_array (TsReportWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  writer_close (self, ']');
+}
+
+/**
+ * ts_report_writer_add:
+ * @self: a writer
+ * @member: (nullable): the value's name in the enclosing object; %NULL in
+ *   an array
+ * @value: a value, an object or an array
+ *
+ * Writes @value whole, as the next member or item.
+ */
+void
+ts_report_writer_add (TsReportWriter *self,
+                      const char     *member,
+                      JsonNode       *value)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (value != NULL);
+  g_return_if_fail (writer_check_member (self, member));
+
+  writer_next (self, member);
+  writer_value (self, value);
+}
+
+/**
+ * ts_report_writer_add_built:
+ * @self: a writer
+ * @member: (nullable): as for ts_report_writer_add()
+ * @builder: a builder holding one complete value
+ *
+ * Writes the value @builder holds, then resets @builder for the next one.
+ */
+void
+ts_report_writer_add_built (TsReportWriter *self,
+                            const char     *member,
+                            JsonBuilder    *builder)
+{
+  g_autoptr(JsonNode) value = NULL;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (JSON_IS_BUILDER (builder));
+
+  value = json_builder_get_root (builder);
+  g_return_if_fail (value != NULL);
+
+  ts_report_writer_add (self, member, value);
+  json_builder_reset (builder);
+}
+
+/**
+ * ts_report_writer_add_members:
+ * @self: a writer
+ * @object: members to write
+ *
+ * Writes each member of @object, in order, as a member of the open object.
+ */
+void
+ts_report_writer_add_members (TsReportWriter *self,
+                              JsonObject     *object)
+{
   g_autoptr(GList) names = NULL;
 
-  json_builder_reset (w->builder);
-  json_builder_begin_object (w->builder);
-  add_summary (w->builder, model);
-  json_builder_end_object (w->builder);
-  root = json_builder_get_root (w->builder);
-  object = json_node_get_object (root);
-  /* in the order they were added, as the generator writes them */
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (object != NULL);
+
   names = json_object_get_members (object);
+
+  /* in the order they were added, as the generator writes them */
   for (const GList *l = names; l != NULL; l = l->next)
+    ts_report_writer_add (self, l->data, json_object_get_member (object, l->data));
+}
+
+/**
+ * ts_report_writer_finish:
+ * @self: a writer whose containers are all closed
+ * @error: return location for a #GError
+ *
+ * Writes what is left of the document (with no newline at the end).
+ *
+ * Returns: %TRUE if the whole document was written
+ */
+gboolean
+ts_report_writer_finish (TsReportWriter  *self,
+                         GError         **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (self->depth == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  writer_flush (self);
+  if (self->error != NULL)
     {
-      writer_key (w, l->data);
-      writer_node (w, json_object_get_member (object, l->data));
+      g_propagate_error (error, g_steal_pointer (&self->error));
+      return FALSE;
     }
+  return TRUE;
 }
 
 /**
@@ -444,44 +587,50 @@ ts_report_write_inspect (TsModelFile    *model,
                          GCancellable   *cancellable,
                          GError        **error)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(GString) buffer = g_string_sized_new (WRITER_CHUNK + 4096);
-  g_autoptr(GString) scratch = g_string_new (NULL);
-  g_autoptr(GString) indent = g_string_new (NULL);
-  ReportWriter w = { 0 };
+  g_autoptr(TsReportWriter) w = NULL;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) summary = NULL;
+  const char * const *warnings;
 
   g_return_val_if_fail (TS_IS_MODEL_FILE (model), FALSE);
   g_return_val_if_fail (G_IS_OUTPUT_STREAM (stream), FALSE);
-  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  json_generator_set_pretty (generator, TRUE);
-  for (guint i = 0; i < json_generator_get_indent (generator); i++)
-    g_string_append_unichar (indent, json_generator_get_indent_char (generator));
-  w.stream = stream;
-  w.cancellable = cancellable;
-  w.generator = generator;
-  w.builder = builder;
-  w.buffer = buffer;
-  w.scratch = scratch;
-  w.indent = indent->str;
+  w = ts_report_writer_new (stream, cancellable);
+  ts_report_writer_begin_object (w, NULL);
+  json_builder_begin_object (b);
+  add_summary (b, model);
+  json_builder_end_object (b);
+  summary = json_builder_get_root (b);
+  ts_report_writer_add_members (w, json_node_get_object (summary));
+  json_builder_reset (b);
 
-  writer_open (&w, '{');
-  writer_summary (&w, model);
   for (guint l = 0; l < G_N_ELEMENTS (report_lists); l++)
-    writer_list (&w, report_lists[l].name, report_lists[l].get_list (model),
-                 report_lists[l].add_item);
-  writer_warnings (&w, ts_model_file_get_warnings (model));
-  writer_close (&w, '}');
-  writer_flush (&w);
-
-  if (w.error != NULL)
     {
-      g_propagate_error (error, w.error);
-      return FALSE;
+      GListModel *list = report_lists[l].get_list (model);
+
+      ts_report_writer_begin_array (w, report_lists[l].name);
+      for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+        {
+          g_autoptr(GObject) item = g_list_model_get_item (list, i);
+
+          report_lists[l].add_item (b, item);
+          ts_report_writer_add_built (w, NULL, b);
+        }
+      ts_report_writer_end_array (w);
     }
-  return TRUE;
+
+  warnings = ts_model_file_get_warnings (model);
+  ts_report_writer_begin_array (w, "warnings");
+  for (guint i = 0; warnings[i] != NULL; i++)
+    {
+      g_autoptr(JsonNode) warning = json_node_init_string (json_node_alloc (), warnings[i]);
+
+      ts_report_writer_add (w, NULL, warning);
+    }
+  ts_report_writer_end_array (w);
+  ts_report_writer_end_object (w);
+  return ts_report_writer_finish (w, error);
 }
 
 JsonNode *
