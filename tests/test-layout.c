@@ -1078,6 +1078,52 @@ test_many_tensors (Fixture       *fx,
   g_assert_cmpuint (n_titled, ==, MANY_TENSORS);
 }
 
+/* A checkpoint of 240 shards is 35,856 pixels tall at 1,200: more than a
+ * PNG (cairo's image surface) can be. The export says so and what to do,
+ * not cairo's "invalid value (typically too big)"; SVG takes it. */
+static void
+test_png_too_tall (Fixture       *fx,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->dir, "shards", NULL);
+  g_autoptr(GFile) dir = g_file_new_for_path (path);
+  g_autoptr(TsModelFile) model = NULL;
+  g_autoptr(TsLayout) layout = NULL;
+  g_autoptr(GBytes) png = NULL;
+  g_autoptr(GBytes) svg = NULL;
+  g_autoptr(GError) error = NULL;
+  TsSampleOptions options;
+
+  ts_sample_options_init (&options);
+  options.n_layers = 30;
+  options.n_shards = 240;
+  options.hidden_size = 16;
+  options.n_heads = 2;
+  options.n_kv_heads = 1;
+  options.intermediate_size = 16;
+  options.vocab_size = 1024;
+  g_assert_true (ts_sample_write (dir, &options, NULL, &error));
+  g_assert_no_error (error);
+  model = ts_test_load_model (path);
+  layout = ts_layout_new (model);
+  ts_layout_allocate (layout, 1200);
+  g_assert_cmpfloat (ts_layout_get_height (layout), >, 32767);
+
+  png = ts_layout_render (layout, TS_LAYOUT_EXPORT_PNG, 1200, 0, &error);
+  g_assert_null (png);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "SVG or PDF"));
+  g_clear_error (&error);
+
+  /* a height that fits: the picture is scaled down into it */
+  png = ts_layout_render (layout, TS_LAYOUT_EXPORT_PNG, 1200, 20000, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (png);
+  svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1200, 0, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (svg);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1095,6 +1141,7 @@ main (int   argc,
   g_test_add ("/layout/description", Fixture, NULL, ts_test_dir_setup, test_description, ts_test_dir_teardown);
   g_test_add ("/layout/narrow-labels", Fixture, NULL, ts_test_dir_setup, test_narrow_labels, ts_test_dir_teardown);
   g_test_add ("/layout/many-tensors", Fixture, NULL, ts_test_dir_setup, test_many_tensors, ts_test_dir_teardown);
+  g_test_add ("/layout/png-too-tall", Fixture, NULL, ts_test_dir_setup, test_png_too_tall, ts_test_dir_teardown);
   g_test_add ("/layout/export", Fixture, NULL, ts_test_dir_setup, test_exports, ts_test_dir_teardown);
   g_test_add ("/layout/export-async", Fixture, NULL, ts_test_dir_setup, test_export_async, ts_test_dir_teardown);
   g_test_add ("/layout/export-cancelled", Fixture, NULL, ts_test_dir_setup, test_export_cancelled, ts_test_dir_teardown);

@@ -53,6 +53,7 @@ svg_num (char   buf[G_ASCII_DTOSTR_BUF_SIZE],
 #define MAX_LABEL_ROWS    8
 #define MIN_VIEW_SPAN     16
 #define FONT_FAMILY       "sans-serif"
+#define MAX_IMAGE_SIDE    32767   /* cairo's image surfaces */
 
 typedef struct
 {
@@ -2513,6 +2514,22 @@ ts_layout_render (TsLayout              *self,
   ts_layout_allocate (layout, width);
   if (height == 0)
     height = (int) ceil (layout->height);
+  /* a checkpoint of 230 shards is taller than that at 1,200 pixels:
+   * say so, rather than cairo's "invalid value (typically too big)" */
+  if (format == TS_LAYOUT_EXPORT_PNG && (width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE))
+    {
+      g_autofree char *w = format_count ((guint64) width);
+      g_autofree char *h = format_count ((guint64) height);
+      g_autofree char *max = format_count (MAX_IMAGE_SIDE);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   /* Translators: the size of the diagram in pixels, then
+                    * the most a PNG image may have on a side */
+                   _("The diagram would be %s × %s pixels, and a PNG image can be at most "
+                     "%s pixels on a side: export it as SVG or PDF, or at a smaller size"),
+                   w, h, max);
+      return NULL;
+    }
 
   switch (format)
     {
