@@ -1295,7 +1295,10 @@ place_tensors (TsLayout     *self,
                TsLayoutBand *region)
 {
   g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree guint64 *lengths = NULL;
+  /* as long as it can get: grown a tensor at a time it was copied whole
+   * each time wherever realloc() moves it (under ASan, always: 26 s for
+   * 100,000 tensors) */
+  g_autofree guint64 *lengths = g_new (guint64, MAX (strip->n_tensors, 1));
   g_autofree double *widths = NULL;
   guint64 region_end = region->offset + region->length;
   double x, min_width;
@@ -1324,9 +1327,8 @@ place_tensors (TsLayout     *self,
 
       if (!clip_to_view (self, seg_start, seg_end - seg_start, &s, &e))
         continue;
+      lengths[ids->len] = e - s;
       g_array_append_val (ids, t->id);
-      lengths = g_renew (guint64, lengths, ids->len);
-      lengths[ids->len - 1] = e - s;
     }
 
   if (ids->len == 0)
