@@ -419,6 +419,22 @@ test_renderings (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (size, "delta"), ==, 0);
   g_assert_nonnull (strstr (text, "FAIL"));
   g_assert_nonnull (strstr (text, "first mismatch at source index 0"));
+
+  /* the streamed JSON is the tree's text, byte for byte */
+  {
+    g_autofree char *expected = ts_report_to_string (node, TRUE);
+    g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+    g_autoptr(GError) error = NULL;
+    g_autofree char *streamed = NULL;
+
+    g_assert_true (ts_audit_report_write_json (report, out, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_output_stream_write_all (out, "", 1, NULL, NULL, &error));
+    g_assert_true (g_output_stream_close (out, NULL, &error));
+    streamed = g_memory_output_stream_steal_data (G_MEMORY_OUTPUT_STREAM (out));
+    g_assert_nonnull (strstr (streamed, "\"first_mismatch\" : {"));
+    g_assert_cmpstr (streamed, ==, expected);
+  }
 }
 
 int

@@ -14,6 +14,10 @@
 #include "ts-error.h"
 #include "ts-json-private.h"
 #include "ts-model-file-private.h"
+#include "ts-report.h"
+#include "ts-sample.h"
+#include "ts-test-bytes.h"
+#include "ts-test-dir.h"
 
 /* Expected bit patterns worked out by hand from IEEE 754. */
 static void
@@ -317,6 +321,144 @@ test_missing_file (void)
                    "model.gguf: there is no such file in /nonexistent-folder-of-tensorscope");
 }
 
+/* The streamed report is the tree's text, byte for byte, on models with
+ * every kind of value: the CLI prints the stream, the fuzzers the tree. */
+static void
+check_report_stream (const char *path)
+{
+  g_autoptr(TsModelFile) model = ts_test_load_model (path);
+  g_autoptr(JsonNode) tree = ts_report_inspect (model);
+  g_autofree char *expected = ts_report_to_string (tree, TRUE);
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  g_test_message ("%s", path);
+  g_assert_true (ts_report_write_inspect (model, out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_write_all (out, "", 1, NULL, NULL, &error));
+  g_assert_true (g_output_stream_close (out, NULL, &error));
+  text = g_memory_output_stream_steal_data (G_MEMORY_OUTPUT_STREAM (out));
+  g_assert_cmpstr (text, ==, expected);
+}
+
+static void
+put_gguf_kv (GByteArray *out,
+             const char *key,
+             guint32     type)
+{
+  ts_test_put_str (out, key);
+  ts_test_put_u32 (out, type);
+}
+
+static char *
+write_report_gguf (const char *dir)
+{
+  static const guint32 u32s[] = { 7, 0, 4294967295u };
+  g_autoptr(GByteArray) b = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (dir, "values.gguf", NULL);
+  guint64 n_tensors = 3000;
+  double nan_value = NAN;
+  float f = 0.1f;
+
+  g_byte_array_append (b, (const guint8 *) "GGUF", 4);
+  ts_test_put_u32 (b, 3);
+  ts_test_put_u64 (b, n_tensors);
+  ts_test_put_u64 (b, 9);
+  put_gguf_kv (b, "general.architecture", 8);
+  ts_test_put_str (b, "llama");
+  put_gguf_kv (b, "controls \x7f \xc2\x9b \x1b[2J \xc3\xa9 \xf0\x9f\x98\x80", 8);
+  ts_test_put_str (b, "\"quoted\" \\ \x01 \xe2\x80\xa8 <&>");
+  put_gguf_kv (b, "u64.big", 10);
+  ts_test_put_u64 (b, G_MAXUINT64);
+  put_gguf_kv (b, "i8", 1);
+  g_byte_array_append (b, (const guint8 *) "\xfe", 1);
+  put_gguf_kv (b, "f32", 6);
+  g_byte_array_append (b, (const guint8 *) &f, 4);
+  put_gguf_kv (b, "f64.nan", 12);
+  g_byte_array_append (b, (const guint8 *) &nan_value, 8);
+  put_gguf_kv (b, "flag", 7);
+  g_byte_array_append (b, (const guint8 *) "\1", 1);
+  put_gguf_kv (b, "u32s", 9);               /* 3 items, all shown */
+  ts_test_put_u32 (b, 4);
+  ts_test_put_u64 (b, G_N_ELEMENTS (u32s));
+  for (guint i = 0; i < G_N_ELEMENTS (u32s); i++)
+    ts_test_put_u32 (b, u32s[i]);
+  put_gguf_kv (b, "nested", 9);             /* [[], ["a"] x 11]: 8 shown */
+  ts_test_put_u32 (b, 9);
+  ts_test_put_u64 (b, 12);
+  ts_test_put_u32 (b, 8);
+  ts_test_put_u64 (b, 0);
+  for (guint i = 0; i < 11; i++)
+    {
+      ts_test_put_u32 (b, 8);
+      ts_test_put_u64 (b, 1);
+      ts_test_put_str (b, "a");
+    }
+  for (guint64 i = 0; i < n_tensors; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("blk.%" G_GUINT64_FORMAT ".\xc3\xa9\xc2\x85", i);
+
+      ts_test_put_str (b, name);
+      ts_test_put_u32 (b, 2);
+      ts_test_put_u64 (b, 8);
+      ts_test_put_u64 (b, 1);
+      ts_test_put_u32 (b, 0);
+      ts_test_put_u64 (b, 32 * i);
+    }
+  while (b->len % 32 != 0)
+    g_byte_array_append (b, (const guint8 *) "", 1);
+  g_byte_array_set_size (b, b->len + 32 * n_tensors);
+  g_file_set_contents (path, (const char *) b->data, b->len, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+/* an unknown dtype, metadata and bytes after the last tensor: warnings */
+static char *
+write_report_safetensors (const char *dir)
+{
+  const char *json =
+    "{\"__metadata__\":{\"format\":\"pt\",\"note\":\"\\u007f\\u0085\\u00e9\"},"
+    "\"a\":{\"dtype\":\"XQ9\",\"shape\":[2],\"data_offsets\":[0,2]},"
+    "\"b\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[2,6]}}";
+  g_autoptr(GByteArray) b = g_byte_array_new ();
+  g_autoptr(GString) header = g_string_new (json);
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (dir, "warnings.safetensors", NULL);
+
+  while (header->len % 8 != 0)
+    g_string_append_c (header, ' ');
+  ts_test_put_u64 (b, header->len);
+  g_byte_array_append (b, (const guint8 *) header->str, header->len);
+  g_byte_array_set_size (b, b->len + 6 + 3);
+  g_file_set_contents (path, (const char *) b->data, b->len, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+test_report_stream (TsTestDir     *fx,
+                    gconstpointer  data)
+{
+  g_autofree char *sample = g_build_filename (fx->dir, "sample", NULL);
+  g_autofree char *gguf = write_report_gguf (fx->dir);
+  g_autofree char *st = write_report_safetensors (fx->dir);
+  g_autoptr(GFile) dir = g_file_new_for_path (sample);
+  g_autoptr(GError) error = NULL;
+  TsSampleOptions options;
+
+  ts_sample_options_init (&options);
+  options.n_shards = 3;
+  g_assert_true (ts_sample_write (dir, &options, NULL, &error));
+  g_assert_no_error (error);
+
+  check_report_stream (sample);
+  check_report_stream (gguf);
+  check_report_stream (st);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -333,5 +475,7 @@ main (int    argc,
   g_test_add_func ("/core/format-count", test_format_count);
   g_test_add_func ("/core/json-escapes", test_json_escapes);
   g_test_add_func ("/core/missing-file", test_missing_file);
+  g_test_add ("/core/report-stream", TsTestDir, NULL, ts_test_dir_setup,
+              test_report_stream, ts_test_dir_teardown);
   return g_test_run ();
 }

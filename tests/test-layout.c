@@ -1015,6 +1015,148 @@ test_narrow_labels (Fixture       *fx,
                                   ">bytes 0 – 72<"));
 }
 
+/* 20,000 tensors of 32 bytes, a few hundredths of a pixel each: ffn_up
+ * of layers 0-9,999, then attn_q of layers 10,000-19,999 */
+#define MANY_TENSORS 20000
+
+static TsModelFile *
+load_many_tensors (Fixture *fx)
+{
+  g_autofree GgufTensor *tensors = g_new0 (GgufTensor, MANY_TENSORS);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *path = NULL;
+  guint64 a, b, c;
+
+  for (guint i = 0; i < MANY_TENSORS; i++)
+    {
+      char *name = g_strdup_printf ("blk.%u.%s.weight", i, i < MANY_TENSORS / 2 ? "ffn_up" : "attn_q");
+
+      g_ptr_array_add (names, name);
+      tensors[i] = (GgufTensor) { name, 1, { 8 }, 0, 32 };
+    }
+  path = write_gguf (fx->dir, tensors, MANY_TENSORS, &a, &b, &c);
+  return ts_test_load_model (path);
+}
+
+/* Bands narrower than a pixel are drawn by the pixel: a run of one role
+ * in its exact colour (no seams, no blend with the ground), the layers'
+ * ruler as one stripe; the SVG has a rectangle and a title per cell, not
+ * per tensor (a million tensors made 250 MB), and still accounts for
+ * every tensor; hit-testing still finds each band. */
+static void
+test_many_tensors (Fixture       *fx,
+                   gconstpointer  data)
+{
+  g_autoptr(TsModelFile) model = load_many_tensors (fx);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  g_autoptr(GBytes) svg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRegex) title_regex = g_regex_new ("<title>([^<]*)</title>", 0, 0, NULL);
+  g_autoptr(GRegex) cell_regex = g_regex_new ("^([0-9,. ]+) tensors$", 0, 0, NULL);
+  g_autoptr(GMatchInfo) match = NULL;
+  const TsLayoutBand *ffn, *attn, *data_region;
+  const char *text, *bands;
+  guint n_rects = 0, n_titled = 0;
+  gsize len;
+
+  ts_layout_allocate (layout, 1000);
+  data_region = find_region (layout, 0, TS_REGION_TENSOR_DATA);
+  g_assert_cmpfloat (data_region->width / MANY_TENSORS, <, 0.05);
+  ffn = find_tensor_band (layout, "blk.2500.ffn_up.weight");
+  attn = find_tensor_band (layout, "blk.17500.attn_q.weight");
+  g_assert_cmphex (pixel_at_band (layout, ffn), ==, ts_layout_get_role_color (TS_TENSOR_ROLE_FEED_FORWARD));
+  g_assert_cmphex (pixel_at_band (layout, attn), ==, ts_layout_get_role_color (TS_TENSOR_ROLE_ATTENTION));
+  g_assert_cmphex (pixel_at (layout, ffn->x, ffn->y - 6), ==, 0xdeddda);
+  g_assert_cmphex (pixel_at (layout, attn->x, attn->y - 6), ==, 0xdeddda);
+
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i += 97)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+
+      if (b->type == TS_LAYOUT_BAND_TENSOR && b->width > 0)
+        g_assert_cmpuint (ts_layout_hit_test (layout, b->x + b->width / 2, b->y + 1)->id, ==, b->id);
+    }
+
+  svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1200, 0, &error);
+  g_assert_no_error (error);
+  text = g_bytes_get_data (svg, &len);
+  g_test_message ("SVG of %u tensors: %" G_GSIZE_FORMAT " bytes", MANY_TENSORS, len);
+  g_assert_cmpuint (len, <, 1024 * 1024);
+  bands = strstr (text, "<g id=\"bands\"");
+  g_assert_nonnull (bands);
+  for (const char *p = bands; (p = strstr (p, "<rect ")) != NULL; p++)
+    n_rects++;
+  g_assert_cmpuint (n_rects, <, 2 * 1200);
+
+  /* every tensor once: by its name, or counted in a cell's title */
+  g_regex_match (title_regex, bands, 0, &match);
+  for (; g_match_info_matches (match); g_match_info_next (match, NULL))
+    {
+      g_autofree char *title = g_match_info_fetch (match, 1);
+      g_autoptr(GMatchInfo) cell = NULL;
+
+      if (g_str_has_prefix (title, "blk."))
+        n_titled++;
+      else if (g_regex_match (cell_regex, title, 0, &cell))
+        {
+          g_autofree char *count = g_match_info_fetch (cell, 1);
+          g_autoptr(GString) digits = g_string_new (NULL);
+
+          for (const char *d = count; *d; d++)
+            if (g_ascii_isdigit (*d))
+              g_string_append_c (digits, *d);
+          n_titled += atoi (digits->str);
+        }
+    }
+  g_assert_cmpuint (n_titled, ==, MANY_TENSORS);
+}
+
+/* A checkpoint of 240 shards is 35,856 pixels tall at 1,200: more than a
+ * PNG (cairo's image surface) can be. The export says so and what to do,
+ * not cairo's "invalid value (typically too big)"; SVG takes it. */
+static void
+test_png_too_tall (Fixture       *fx,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->dir, "shards", NULL);
+  g_autoptr(GFile) dir = g_file_new_for_path (path);
+  g_autoptr(TsModelFile) model = NULL;
+  g_autoptr(TsLayout) layout = NULL;
+  g_autoptr(GBytes) png = NULL;
+  g_autoptr(GBytes) svg = NULL;
+  g_autoptr(GError) error = NULL;
+  TsSampleOptions options;
+
+  ts_sample_options_init (&options);
+  options.n_layers = 30;
+  options.n_shards = 240;
+  options.hidden_size = 16;
+  options.n_heads = 2;
+  options.n_kv_heads = 1;
+  options.intermediate_size = 16;
+  options.vocab_size = 1024;
+  g_assert_true (ts_sample_write (dir, &options, NULL, &error));
+  g_assert_no_error (error);
+  model = ts_test_load_model (path);
+  layout = ts_layout_new (model);
+  ts_layout_allocate (layout, 1200);
+  g_assert_cmpfloat (ts_layout_get_height (layout), >, 32767);
+
+  png = ts_layout_render (layout, TS_LAYOUT_EXPORT_PNG, 1200, 0, &error);
+  g_assert_null (png);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "SVG or PDF"));
+  g_clear_error (&error);
+
+  /* a height that fits: the picture is scaled down into it */
+  png = ts_layout_render (layout, TS_LAYOUT_EXPORT_PNG, 1200, 20000, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (png);
+  svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1200, 0, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (svg);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1031,6 +1173,8 @@ main (int   argc,
   g_test_add ("/layout/hit-test", Fixture, NULL, ts_test_dir_setup, test_hit_testing, ts_test_dir_teardown);
   g_test_add ("/layout/description", Fixture, NULL, ts_test_dir_setup, test_description, ts_test_dir_teardown);
   g_test_add ("/layout/narrow-labels", Fixture, NULL, ts_test_dir_setup, test_narrow_labels, ts_test_dir_teardown);
+  g_test_add ("/layout/many-tensors", Fixture, NULL, ts_test_dir_setup, test_many_tensors, ts_test_dir_teardown);
+  g_test_add ("/layout/png-too-tall", Fixture, NULL, ts_test_dir_setup, test_png_too_tall, ts_test_dir_teardown);
   g_test_add ("/layout/export", Fixture, NULL, ts_test_dir_setup, test_exports, ts_test_dir_teardown);
   g_test_add ("/layout/export-async", Fixture, NULL, ts_test_dir_setup, test_export_async, ts_test_dir_teardown);
   g_test_add ("/layout/export-cancelled", Fixture, NULL, ts_test_dir_setup, test_export_cancelled, ts_test_dir_teardown);

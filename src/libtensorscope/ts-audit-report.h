@@ -141,6 +141,11 @@ guint64      ts_audit_report_get_bytes_read   (TsAuditReport *self);
 
 /* The JSON report documented in docs/audit-json.md */
 JsonNode    *ts_audit_report_to_json          (TsAuditReport *self);
+/* The same, written to @stream a tensor pair at a time */
+gboolean     ts_audit_report_write_json       (TsAuditReport  *self,
+                                               GOutputStream  *stream,
+                                               GCancellable   *cancellable,
+                                               GError        **error);
 /* The human-readable report */
 char        *ts_audit_report_to_text          (TsAuditReport *self);
 

@@ -53,6 +53,7 @@ svg_num (char   buf[G_ASCII_DTOSTR_BUF_SIZE],
 #define MAX_LABEL_ROWS    8
 #define MIN_VIEW_SPAN     16
 #define FONT_FAMILY       "sans-serif"
+#define MAX_IMAGE_SIDE    32767   /* cairo's image surfaces */
 
 typedef struct
 {
@@ -1294,7 +1295,10 @@ place_tensors (TsLayout     *self,
                TsLayoutBand *region)
 {
   g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree guint64 *lengths = NULL;
+  /* as long as it can get: grown a tensor at a time it was copied whole
+   * each time wherever realloc() moves it (under ASan, always: 26 s for
+   * 100,000 tensors) */
+  g_autofree guint64 *lengths = g_new (guint64, MAX (strip->n_tensors, 1));
   g_autofree double *widths = NULL;
   guint64 region_end = region->offset + region->length;
   double x, min_width;
@@ -1323,9 +1327,8 @@ place_tensors (TsLayout     *self,
 
       if (!clip_to_view (self, seg_start, seg_end - seg_start, &s, &e))
         continue;
+      lengths[ids->len] = e - s;
       g_array_append_val (ids, t->id);
-      lengths = g_renew (guint64, lengths, ids->len);
-      lengths[ids->len - 1] = e - s;
     }
 
   if (ids->len == 0)
@@ -1829,6 +1832,178 @@ fill_hatched (cairo_t      *cr,
   cairo_restore (cr);
 }
 
+/* Tensor bands narrower than a device pixel (tens of thousands of tensors
+ * in one strip) are not drawn one by one: each would be a rectangle of its
+ * own in an SVG or PDF (a million of them made a 250 MB SVG) for a
+ * picture no one can tell from one drawn by the pixel. Consecutive narrow
+ * bands are gathered into cells about a pixel wide, each drawn in its
+ * bands' role colours mixed by their widths (what antialiasing makes of
+ * them, and a layer's attention among its experts stays a tinted line),
+ * and neighbouring cells of one colour as one rectangle. A band at least a
+ * pixel wide, or a narrow one alone between wide ones (a norm between two
+ * matrices), is a cell of its own and drawn as before. The bands keep
+ * their exact geometry for hit-testing. */
+typedef struct
+{
+  guint         first;    /* index of its first band among the strip's tensors */
+  guint         n;        /* its bands */
+  guint         parent;   /* their data region */
+  double        x;
+  double        end;      /* right edge of its last band */
+  guint32       rgb;      /* cells of several bands: their mixed colour */
+} TensorCell;
+
+static void
+add_color (double   mix[3],
+           guint32  rgb,
+           double   weight)
+{
+  mix[0] += ((rgb >> 16) & 0xff) * weight;
+  mix[1] += ((rgb >> 8) & 0xff) * weight;
+  mix[2] += (rgb & 0xff) * weight;
+}
+
+static guint32
+mixed_color (const double mix[3],
+             double       total)
+{
+  guint32 rgb = 0;
+
+  for (guint i = 0; i < 3; i++)
+    rgb = (rgb << 8) | (guint32) CLAMP (round (mix[i] / total), 0, 255);
+  return rgb;
+}
+
+static const TsLayoutBand *
+strip_tensor (TsLayout *self,
+              Strip    *strip,
+              guint     index)
+{
+  return &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + index);
+}
+
+/* The next cell of @strip's visible tensor bands from *@pos on: a band at
+ * least @pixel wide alone, or narrower neighbours of one data region until
+ * they are @pixel wide together or a wide band comes. */
+static gboolean
+next_tensor_cell (TsLayout   *self,
+                  Strip      *strip,
+                  double      pixel,
+                  guint      *pos,
+                  TensorCell *cell)
+{
+  double mix[3] = { 0 };
+  const TsLayoutBand *t = NULL;
+
+  while (*pos < strip->n_tensors && !(t = strip_tensor (self, strip, *pos))->visible)
+    (*pos)++;
+  if (*pos >= strip->n_tensors)
+    return FALSE;
+
+  cell->first = (*pos)++;
+  cell->n = 1;
+  cell->parent = t->parent;
+  cell->x = t->x;
+  cell->end = t->x + t->width;
+  cell->rgb = ts_layout_get_role_color (t->role);
+  if (t->width >= pixel)
+    return TRUE;
+
+  add_color (mix, cell->rgb, t->width);
+  while (cell->end - cell->x < pixel && *pos < strip->n_tensors)
+    {
+      const TsLayoutBand *next = strip_tensor (self, strip, *pos);
+
+      if (!next->visible || next->width >= pixel || next->parent != cell->parent)
+        break;
+      add_color (mix, ts_layout_get_role_color (next->role), next->width);
+      cell->end = next->x + next->width;
+      cell->n++;
+      (*pos)++;
+    }
+  if (cell->n > 1 && cell->end > cell->x)
+    cell->rgb = mixed_color (mix, cell->end - cell->x);
+  return TRUE;
+}
+
+/* the width of a device pixel in layout units, where @cr draws */
+static double
+device_pixel (cairo_t *cr)
+{
+  double dx = 1, dy = 0, sx = 1, sy = 1;
+  double scale;
+
+  cairo_user_to_device_distance (cr, &dx, &dy);
+  cairo_surface_get_device_scale (cairo_get_target (cr), &sx, &sy);
+  scale = hypot (dx, dy) * sx;
+  return scale > 0 ? 1.0 / scale : 1.0;
+}
+
+static void
+draw_tensor_band (TsLayout           *self,
+                  cairo_t            *cr,
+                  const TsLayoutBand *t,
+                  guint               index)
+{
+  set_rgb (cr, tensor_color (t, index), 1.0);
+  cairo_rectangle (cr, t->x, t->y, t->width, t->height);
+  cairo_fill (cr);
+  if (t->width >= 4)
+    {
+      set_rgb (cr, neutral (self, 0xffffff), 0.7);
+      cairo_rectangle (cr, t->x + t->width - 0.5, t->y, 0.5, t->height);
+      cairo_fill (cr);
+    }
+}
+
+static void
+draw_tensor_run (cairo_t          *cr,
+                 const TensorCell *run,
+                 double            y,
+                 double            height)
+{
+  set_rgb (cr, run->rgb, 1.0);
+  cairo_rectangle (cr, run->x, y, run->end - run->x, height);
+  cairo_fill (cr);
+}
+
+static void
+draw_tensor_cells (TsLayout *self,
+                   cairo_t  *cr,
+                   Strip    *strip)
+{
+  double pixel = device_pixel (cr);
+  const TsLayoutBand *first;
+  TensorCell cell, run = { 0 };
+  gboolean in_run = FALSE;
+  guint pos = 0;
+
+  while (next_tensor_cell (self, strip, pixel, &pos, &cell))
+    {
+      first = strip_tensor (self, strip, cell.first);
+      if (in_run && (cell.n == 1 || cell.rgb != run.rgb || cell.parent != run.parent ||
+                     fabs (cell.x - run.end) > pixel / 1024))
+        {
+          draw_tensor_run (cr, &run, first->y, first->height);
+          in_run = FALSE;
+        }
+      if (cell.n == 1)
+        draw_tensor_band (self, cr, first, cell.first);
+      else if (in_run)
+        run.end = cell.end;
+      else
+        {
+          run = cell;
+          in_run = TRUE;
+        }
+    }
+  if (in_run)
+    {
+      first = strip_tensor (self, strip, run.first);
+      draw_tensor_run (cr, &run, first->y, first->height);
+    }
+}
+
 static const char *
 short_tensor_name (const char *name)
 {
@@ -1895,22 +2070,7 @@ draw_strip_bands (TsLayout *self,
         }
     }
 
-  for (guint i = 0; i < strip->n_tensors; i++)
-    {
-      TsLayoutBand *t = &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + i);
-
-      if (!t->visible)
-        continue;
-      set_rgb (cr, tensor_color (t, i), 1.0);
-      cairo_rectangle (cr, t->x, t->y, t->width, t->height);
-      cairo_fill (cr);
-      if (t->width >= 4)
-        {
-          set_rgb (cr, neutral (self, 0xffffff), 0.7);
-          cairo_rectangle (cr, t->x + t->width - 0.5, t->y, 0.5, t->height);
-          cairo_fill (cr);
-        }
-    }
+  draw_tensor_cells (self, cr, strip);
 
   /* region boundaries */
   set_rgb (cr, neutral (self, 0xffffff), 1.0);
@@ -1935,28 +2095,49 @@ draw_strip_ruler (TsLayout *self,
                   Strip    *strip)
 {
   double y = strip->bar_y - RULER_HEIGHT;
+  double pixel = device_pixel (cr);
 
   for (guint i = 0; i < strip->layers->len; i++)
     {
       LayerSpan *span = &g_array_index (strip->layers, LayerSpan, i);
-      /* TRANSLATORS: a bracket above one layer's tensors in the layout */
-      g_autofree char *text = g_strdup_printf (_("layer %d"), span->layer);
-      double w = span->x1 - span->x0;
-      double tw = measure_text (self, text, 9, FALSE);
+      guint32 shade = span->layer % 2 == 0 ? 0xdeddda : 0xc0bfbc;
+      double x1 = span->x1;
+      double w;
 
-      /* the bare number where the word does not fit */
-      if (tw + 4 > w)
+      /* layers narrower than a pixel side by side are one rectangle: the
+       * picture cannot show them apart, and several would leave seams */
+      while (span->x1 - span->x0 < pixel && i + 1 < strip->layers->len)
         {
-          g_free (text);
-          text = g_strdup_printf ("%d", span->layer);
-          tw = measure_text (self, text, 9, FALSE);
+          LayerSpan *next = &g_array_index (strip->layers, LayerSpan, i + 1);
+
+          if (next->x1 - next->x0 >= pixel || fabs (next->x0 - x1) > pixel / 1024)
+            break;
+          x1 = next->x1;
+          shade = 0xdeddda;
+          i++;
         }
-      set_rgb (cr, neutral (self, span->layer % 2 == 0 ? 0xdeddda : 0xc0bfbc), 1.0);
+      w = x1 - span->x0;
+      set_rgb (cr, neutral (self, shade), 1.0);
       cairo_rectangle (cr, span->x0, y + 2, w, RULER_HEIGHT - 3);
       cairo_fill (cr);
-      if (tw + 4 <= w)
-        draw_text (self, cr, text, span->x0 + (w - tw) / 2, y + RULER_HEIGHT - 4,
-                   9, FALSE, neutral (self, 0x3d3846));
+      /* no number fits in less (most of thousands of layers are narrower) */
+      if (x1 == span->x1 && w >= 8)
+        {
+          /* TRANSLATORS: a bracket above one layer's tensors in the layout */
+          g_autofree char *text = g_strdup_printf (_("layer %d"), span->layer);
+          double tw = measure_text (self, text, 9, FALSE);
+
+          /* the bare number where the word does not fit */
+          if (tw + 4 > w)
+            {
+              g_free (text);
+              text = g_strdup_printf ("%d", span->layer);
+              tw = measure_text (self, text, 9, FALSE);
+            }
+          if (tw + 4 <= w)
+            draw_text (self, cr, text, span->x0 + (w - tw) / 2, y + RULER_HEIGHT - 4,
+                       9, FALSE, neutral (self, 0x3d3846));
+        }
     }
 }
 
@@ -2178,9 +2359,84 @@ draw_fitted (TsLayout *layout,
   ts_layout_draw (layout, cr);
 }
 
+static void
+append_title_rect (GString    *out,
+                   double      x,
+                   double      y,
+                   double      w,
+                   double      h,
+                   const char *title,
+                   const char *desc)
+{
+  g_autofree char *title_xml = svg_escape (title);
+  g_autofree char *desc_xml = svg_escape (desc);
+  char bx[G_ASCII_DTOSTR_BUF_SIZE], by[G_ASCII_DTOSTR_BUF_SIZE];
+  char bw[G_ASCII_DTOSTR_BUF_SIZE], bh[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append_printf (out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\">"
+                          "<title>%s</title><desc>%s</desc></rect>\n",
+                          svg_num (bx, x), svg_num (by, y), svg_num (bw, w), svg_num (bh, h),
+                          title_xml, desc_xml);
+}
+
+static void
+append_band_title (TsLayout           *layout,
+                   GString            *out,
+                   const TsLayoutBand *band,
+                   double              tx,
+                   double              scale)
+{
+  g_autofree char *desc = NULL;
+
+  if (!band->visible || band->label == NULL)
+    return;
+  desc = ts_layout_dup_band_description (layout, band);
+  append_title_rect (out, tx + band->x * scale, band->y * scale,
+                     band->width * scale, band->height * scale, band->label, desc);
+}
+
+/* one title for the bands of a cell too narrow to draw them one by one */
+static void
+append_cell_title (TsLayout         *layout,
+                   GString          *out,
+                   Strip            *strip,
+                   const TensorCell *cell,
+                   double            tx,
+                   double            scale)
+{
+  /* a cell's bands are consecutive */
+  const TsLayoutBand *first = strip_tensor (layout, strip, cell->first);
+  const TsLayoutBand *last = strip_tensor (layout, strip, cell->first + cell->n - 1);
+  g_autofree char *n = format_count (cell->n);
+  g_autofree char *title = NULL;
+  g_autofree char *range = NULL;
+  g_autofree char *count = NULL;
+  g_autofree char *size = NULL;
+  g_autofree char *desc = NULL;
+  guint64 length;
+  double share;
+
+  length = last->offset + last->length - first->offset;
+  share = strip->size > 0 ? 100.0 * (double) length / (double) strip->size : 0.0;
+  range = format_range (first->offset, last->offset + last->length);
+  count = format_count (length);
+  size = g_format_size (length);
+  /* Translators: the title of a run of tensors too narrow to draw one
+   * by one; %s is their number (at least 2) */
+  title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s tensor", "%s tensors", cell->n), n);
+  /* Translators: the description of such a run: its first and last
+   * tensors' names, byte range, size, share of the file */
+  desc = g_strdup_printf (_("%s … %s\n%s\n%s (%s bytes) · %.2f %% of %s"),
+                          first->label, last->label, range, size, count, share,
+                          strip_name (layout, strip));
+  append_title_rect (out, tx + cell->x * scale, first->y * scale,
+                     (cell->end - cell->x) * scale, first->height * scale, title, desc);
+}
+
 /* One invisible rectangle per visible band, titled with its full label:
  * a label too long for its band is cut or left out of the picture, but the
- * file still names every band, and viewers show it as a tooltip. */
+ * file still names every band, and viewers show it as a tooltip. Tensor
+ * bands drawn as cells (see next_tensor_cell()) get one per cell. */
 static void
 append_band_titles (TsLayout *layout,
                     GString  *out,
@@ -2191,29 +2447,24 @@ append_band_titles (TsLayout *layout,
   double tx = (width - layout->width * scale) / 2;
 
   g_string_append (out, "<g id=\"bands\" fill-opacity=\"0\">\n");
-  for (guint i = 0; i < layout->bands->len; i++)
+  for (guint s = 0; s < layout->strips->len; s++)
     {
-      const TsLayoutBand *band = &g_array_index (layout->bands, TsLayoutBand, i);
-      g_autofree char *label = NULL;
-      g_autofree char *desc = NULL;
-      g_autofree char *text = NULL;
-      double x, y, w, h;
-      char bx[G_ASCII_DTOSTR_BUF_SIZE], by[G_ASCII_DTOSTR_BUF_SIZE];
-      char bw[G_ASCII_DTOSTR_BUF_SIZE], bh[G_ASCII_DTOSTR_BUF_SIZE];
+      Strip *strip = &g_array_index (layout->strips, Strip, s);
+      TensorCell cell;
+      guint pos = 0;
 
-      if (!band->visible || band->label == NULL)
-        continue;
-      x = tx + band->x * scale;
-      y = band->y * scale;
-      w = band->width * scale;
-      h = band->height * scale;
-      label = svg_escape (band->label);
-      text = ts_layout_dup_band_description (layout, band);
-      desc = svg_escape (text);
-      g_string_append_printf (out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\">"
-                              "<title>%s</title><desc>%s</desc></rect>\n",
-                              svg_num (bx, x), svg_num (by, y), svg_num (bw, w), svg_num (bh, h),
-                              label, desc);
+      for (guint i = 0; i < strip->n_regions; i++)
+        append_band_title (layout, out, &g_array_index (layout->bands, TsLayoutBand,
+                                                        strip->first_region + i),
+                           tx, scale);
+      /* a pixel of the picture, as draw_tensor_cells() found it */
+      while (next_tensor_cell (layout, strip, 1.0 / scale, &pos, &cell))
+        {
+          if (cell.n == 1)
+            append_band_title (layout, out, strip_tensor (layout, strip, cell.first), tx, scale);
+          else
+            append_cell_title (layout, out, strip, &cell, tx, scale);
+        }
     }
   g_string_append (out, "</g>\n");
 }
@@ -2276,6 +2527,22 @@ ts_layout_render (TsLayout              *self,
   ts_layout_allocate (layout, width);
   if (height == 0)
     height = (int) ceil (layout->height);
+  /* a checkpoint of 230 shards is taller than that at 1,200 pixels:
+   * say so, rather than cairo's "invalid value (typically too big)" */
+  if (format == TS_LAYOUT_EXPORT_PNG && (width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE))
+    {
+      g_autofree char *w = format_count ((guint64) width);
+      g_autofree char *h = format_count ((guint64) height);
+      g_autofree char *max = format_count (MAX_IMAGE_SIDE);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   /* Translators: the size of the diagram in pixels, then
+                    * the most a PNG image may have on a side */
+                   _("The diagram would be %s × %s pixels, and a PNG image can be at most "
+                     "%s pixels on a side: export it as SVG or PDF, or at a smaller size"),
+                   w, h, max);
+      return NULL;
+    }
 
   switch (format)
     {

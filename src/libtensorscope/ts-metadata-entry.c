@@ -349,15 +349,32 @@ ensure_item_offsets (TsMetadataEntry *self)
   return offsets;
 }
 
+/* The first items of an array of strings or arrays are found by walking
+ * from the first, without the index: a report shows 8 of them, and the
+ * index of a 16,777,216-string array took 128 MB. */
+#define WALKED_ITEMS 64
+
 static guint64
 item_offset (TsMetadataEntry *self,
              guint64          index)
 {
   gsize item_size = ts_value_type_get_size (self->array_type);
+  TsCursor cursor;
+  gsize size;
 
   if (item_size != 0)
     return self->value_offset + 12 + index * item_size;
-  return ensure_item_offsets (self)[index];
+  if (index >= WALKED_ITEMS)
+    return ensure_item_offsets (self)[index];
+
+  cursor.name = self->key;
+  cursor.data = g_bytes_get_data (self->bytes, &size);
+  cursor.size = size;
+  cursor.pos = self->value_offset + 12;
+  for (guint64 i = 0; i < index; i++)
+    if (!_ts_gguf_skip_value (&cursor, self->array_type, 1, NULL))
+      g_error ("metadata array %s changed after validation", self->key);
+  return cursor.pos;
 }
 
 /**

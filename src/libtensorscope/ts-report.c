@@ -118,94 +118,104 @@ add_string_member (JsonBuilder *b,
 }
 
 static void
-add_parts (JsonBuilder *b,
-           TsModelFile *model)
+add_part (JsonBuilder *b,
+          gpointer     item)
 {
-  GListModel *parts = ts_model_file_get_parts (model);
+  TsFilePart *part = item;
+  g_autofree char *path = g_file_get_path (ts_file_part_get_file (part));
+  GListModel *regions = ts_file_part_get_regions (part);
 
-  json_builder_set_member_name (b, "parts");
+  json_builder_begin_object (b);
+  add_string_member (b, "path", path);
+  add_string_member (b, "name", ts_file_part_get_name (part));
+  add_int_member (b, "size", ts_file_part_get_size (part));
+  add_int_member (b, "data_offset", ts_file_part_get_data_offset (part));
+  json_builder_set_member_name (b, "regions");
   json_builder_begin_array (b);
-  for (guint i = 0; i < g_list_model_get_n_items (parts); i++)
+  for (guint j = 0; j < g_list_model_get_n_items (regions); j++)
     {
-      g_autoptr(TsFilePart) part = g_list_model_get_item (parts, i);
-      g_autofree char *path = g_file_get_path (ts_file_part_get_file (part));
-      GListModel *regions = ts_file_part_get_regions (part);
+      g_autoptr(TsRegion) r = g_list_model_get_item (regions, j);
 
       json_builder_begin_object (b);
-      add_string_member (b, "path", path);
-      add_string_member (b, "name", ts_file_part_get_name (part));
-      add_int_member (b, "size", ts_file_part_get_size (part));
-      add_int_member (b, "data_offset", ts_file_part_get_data_offset (part));
-      json_builder_set_member_name (b, "regions");
-      json_builder_begin_array (b);
-      for (guint j = 0; j < g_list_model_get_n_items (regions); j++)
-        {
-          g_autoptr(TsRegion) r = g_list_model_get_item (regions, j);
-
-          json_builder_begin_object (b);
-          add_string_member (b, "kind", ts_region_kind_to_nick (ts_region_get_kind (r)));
-          add_int_member (b, "offset", ts_region_get_offset (r));
-          add_int_member (b, "length", ts_region_get_length (r));
-          json_builder_end_object (b);
-        }
-      json_builder_end_array (b);
+      add_string_member (b, "kind", ts_region_kind_to_nick (ts_region_get_kind (r)));
+      add_int_member (b, "offset", ts_region_get_offset (r));
+      add_int_member (b, "length", ts_region_get_length (r));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  json_builder_end_object (b);
 }
 
 static void
-add_tensors (JsonBuilder *b,
+add_tensor (JsonBuilder *b,
+            gpointer     item)
+{
+  TsTensor *t = item;
+  const guint64 *shape = ts_tensor_get_shape (t);
+
+  json_builder_begin_object (b);
+  add_string_member (b, "name", ts_tensor_get_name (t));
+  add_string_member (b, "dtype", ts_tensor_get_dtype_name (t));
+  if (ts_tensor_get_dtype (t) == TS_DTYPE_UNKNOWN)
+    add_string_member (b, "raw_dtype", ts_tensor_get_raw_dtype (t));
+  json_builder_set_member_name (b, "shape");
+  json_builder_begin_array (b);
+  for (guint d = 0; d < ts_tensor_get_n_dims (t); d++)
+    json_builder_add_int_value (b, (gint64) shape[d]);
+  json_builder_end_array (b);
+  add_int_member (b, "part", ts_file_part_get_index (ts_tensor_get_part (t)));
+  add_int_member (b, "offset", ts_tensor_get_offset (t));
+  add_int_member (b, "size", ts_tensor_get_size (t));
+  add_int_member (b, "elements", ts_tensor_get_n_elements (t));
+  json_builder_end_object (b);
+}
+
+static void
+add_metadata_entry (JsonBuilder *b,
+                    gpointer     item)
+{
+  TsMetadataEntry *e = item;
+
+  json_builder_begin_object (b);
+  add_string_member (b, "key", ts_metadata_entry_get_key (e));
+  add_string_member (b, "type", ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)));
+  json_builder_set_member_name (b, "value");
+  add_value (b, e);
+  json_builder_end_object (b);
+}
+
+typedef void (*AddItemFunc) (JsonBuilder *b,
+                             gpointer     item);
+
+/* The report's arrays of model objects, in the order of the report: the
+ * tree and the streaming writer both follow this table. */
+static const struct
+{
+  const char  *name;
+  GListModel *(*get_list) (TsModelFile *model);
+  AddItemFunc  add_item;
+} report_lists[] = {
+  { "parts", ts_model_file_get_parts, add_part },
+  { "metadata", ts_model_file_get_metadata, add_metadata_entry },
+  { "tensors", ts_model_file_get_tensors, add_tensor },
+};
+
+/* the members before the arrays */
+static void
+add_summary (JsonBuilder *b,
              TsModelFile *model)
 {
-  GListModel *tensors = ts_model_file_get_tensors (model);
-
-  json_builder_set_member_name (b, "tensors");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+  add_string_member (b, "format", ts_format_to_nick (ts_model_file_get_format (model)));
+  if (TS_IS_GGUF_FILE (model))
     {
-      g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
-      const guint64 *shape = ts_tensor_get_shape (t);
-
-      json_builder_begin_object (b);
-      add_string_member (b, "name", ts_tensor_get_name (t));
-      add_string_member (b, "dtype", ts_tensor_get_dtype_name (t));
-      if (ts_tensor_get_dtype (t) == TS_DTYPE_UNKNOWN)
-        add_string_member (b, "raw_dtype", ts_tensor_get_raw_dtype (t));
-      json_builder_set_member_name (b, "shape");
-      json_builder_begin_array (b);
-      for (guint d = 0; d < ts_tensor_get_n_dims (t); d++)
-        json_builder_add_int_value (b, (gint64) shape[d]);
-      json_builder_end_array (b);
-      add_int_member (b, "part", ts_file_part_get_index (ts_tensor_get_part (t)));
-      add_int_member (b, "offset", ts_tensor_get_offset (t));
-      add_int_member (b, "size", ts_tensor_get_size (t));
-      add_int_member (b, "elements", ts_tensor_get_n_elements (t));
-      json_builder_end_object (b);
+      add_int_member (b, "gguf_version", ts_gguf_file_get_version (TS_GGUF_FILE (model)));
+      add_int_member (b, "alignment", ts_gguf_file_get_alignment (TS_GGUF_FILE (model)));
     }
-  json_builder_end_array (b);
-}
-
-static void
-add_metadata (JsonBuilder *b,
-              TsModelFile *model)
-{
-  GListModel *metadata = ts_model_file_get_metadata (model);
-
-  json_builder_set_member_name (b, "metadata");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
-    {
-      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
-
-      json_builder_begin_object (b);
-      add_string_member (b, "key", ts_metadata_entry_get_key (e));
-      add_string_member (b, "type", ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)));
-      json_builder_set_member_name (b, "value");
-      add_value (b, e);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
+  add_int_member (b, "total_size", ts_model_file_get_total_size (model));
+  add_int_member (b, "tensor_count", ts_model_file_get_n_tensors (model));
+  add_int_member (b, "parameter_count", ts_model_file_get_parameter_count (model));
+  add_int_member (b, "tensor_data_size", ts_model_file_get_tensor_data_size (model));
+  add_int_member (b, "before_data_size", ts_model_file_get_before_data_size (model));
 }
 
 /**
@@ -222,20 +232,21 @@ ts_report_inspect (TsModelFile *model)
   g_return_val_if_fail (TS_IS_MODEL_FILE (model), NULL);
 
   json_builder_begin_object (b);
-  add_string_member (b, "format", ts_format_to_nick (ts_model_file_get_format (model)));
-  if (TS_IS_GGUF_FILE (model))
+  add_summary (b, model);
+  for (guint l = 0; l < G_N_ELEMENTS (report_lists); l++)
     {
-      add_int_member (b, "gguf_version", ts_gguf_file_get_version (TS_GGUF_FILE (model)));
-      add_int_member (b, "alignment", ts_gguf_file_get_alignment (TS_GGUF_FILE (model)));
+      GListModel *list = report_lists[l].get_list (model);
+
+      json_builder_set_member_name (b, report_lists[l].name);
+      json_builder_begin_array (b);
+      for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+        {
+          g_autoptr(GObject) item = g_list_model_get_item (list, i);
+
+          report_lists[l].add_item (b, item);
+        }
+      json_builder_end_array (b);
     }
-  add_int_member (b, "total_size", ts_model_file_get_total_size (model));
-  add_int_member (b, "tensor_count", ts_model_file_get_n_tensors (model));
-  add_int_member (b, "parameter_count", ts_model_file_get_parameter_count (model));
-  add_int_member (b, "tensor_data_size", ts_model_file_get_tensor_data_size (model));
-  add_int_member (b, "before_data_size", ts_model_file_get_before_data_size (model));
-  add_parts (b, model);
-  add_metadata (b, model);
-  add_tensors (b, model);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);
   for (guint i = 0; warnings[i] != NULL; i++)
@@ -243,6 +254,383 @@ ts_report_inspect (TsModelFile *model)
   json_builder_end_array (b);
   json_builder_end_object (b);
   return json_builder_get_root (b);
+}
+
+/* TsReportWriter: the outer objects and arrays are written here, each
+ * member's value and each array item by JsonGenerator, so the text is
+ * what ts_report_to_string (…, TRUE) makes of the same tree (the generator
+ * puts an item on its own lines, indented by its depth, and its strings
+ * never hold a raw newline), while no more than one item is ever held in
+ * memory: a 1,000,000-tensor report took 2 GB as a tree. */
+
+#define WRITER_CHUNK   (64 * 1024)
+#define WRITER_DEPTH   8
+
+struct _TsReportWriter
+{
+  GOutputStream *stream;
+  GCancellable  *cancellable;
+  JsonGenerator *generator;
+  GString       *buffer;      /* whole values only, written by the 64 KiB */
+  GString       *scratch;
+  char          *indent;      /* one level of the generator's indentation */
+  guint          depth;
+  char           closing[WRITER_DEPTH];   /* '}' or ']' of each open container */
+  gboolean       empty[WRITER_DEPTH];     /* nothing in it yet */
+  GError        *error;
+};
+
+/**
+ * ts_report_writer_new:
+ * @stream: where to write
+ * @cancellable: (nullable): a #GCancellable
+ *
+ * Returns: (transfer full): a writer of one JSON document to @stream
+ */
+TsReportWriter *
+ts_report_writer_new (GOutputStream *stream,
+                      GCancellable  *cancellable)
+{
+  TsReportWriter *self;
+  g_autoptr(GString) indent = g_string_new (NULL);
+
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (stream), NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
+
+  self = g_new0 (TsReportWriter, 1);
+  self->stream = g_object_ref (stream);
+  self->cancellable = cancellable ? g_object_ref (cancellable) : NULL;
+  self->generator = json_generator_new ();
+  json_generator_set_pretty (self->generator, TRUE);
+  for (guint i = 0; i < json_generator_get_indent (self->generator); i++)
+    g_string_append_unichar (indent, json_generator_get_indent_char (self->generator));
+  self->indent = g_string_free (g_steal_pointer (&indent), FALSE);
+  self->buffer = g_string_sized_new (WRITER_CHUNK + 4096);
+  self->scratch = g_string_new (NULL);
+  return self;
+}
+
+void
+ts_report_writer_free (TsReportWriter *self)
+{
+  if (self == NULL)
+    return;
+  g_object_unref (self->stream);
+  g_clear_object (&self->cancellable);
+  g_object_unref (self->generator);
+  g_string_free (self->buffer, TRUE);
+  g_string_free (self->scratch, TRUE);
+  g_free (self->indent);
+  g_clear_error (&self->error);
+  g_free (self);
+}
+
+static void
+writer_flush (TsReportWriter *self)
+{
+  if (self->error == NULL && self->buffer->len > 0 &&
+      !g_cancellable_set_error_if_cancelled (self->cancellable, &self->error))
+    g_output_stream_write_all (self->stream, self->buffer->str, self->buffer->len,
+                               NULL, self->cancellable, &self->error);
+  g_string_truncate (self->buffer, 0);
+}
+
+static void
+writer_newline (TsReportWriter *self)
+{
+  g_string_append_c (self->buffer, '\n');
+  for (guint i = 0; i < self->depth; i++)
+    g_string_append (self->buffer, self->indent);
+}
+
+/* @value as the generator writes it at the current depth */
+static void
+writer_value (TsReportWriter *self,
+              JsonNode       *value)
+{
+  json_generator_set_root (self->generator, value);
+  g_string_truncate (self->scratch, 0);
+  json_generator_to_gstring (self->generator, self->scratch);
+  for (const char *p = self->scratch->str; *p != '\0'; p++)
+    {
+      if (*p == '\n')
+        writer_newline (self);
+      else
+        g_string_append_c (self->buffer, *p);
+    }
+  if (self->buffer->len >= WRITER_CHUNK)
+    writer_flush (self);
+}
+
+/* the separator before the next member or item, and the member's name */
+static void
+writer_next (TsReportWriter *self,
+             const char     *member)
+{
+  if (self->depth > 0)
+    {
+      if (!self->empty[self->depth])
+        g_string_append_c (self->buffer, ',');
+      self->empty[self->depth] = FALSE;
+      writer_newline (self);
+    }
+  if (member != NULL)
+    {
+      g_autoptr(JsonNode) key = json_node_init_string (json_node_alloc (), member);
+
+      writer_value (self, key);
+      g_string_append (self->buffer, " : ");
+    }
+}
+
+static gboolean
+writer_check_member (TsReportWriter *self,
+                     const char     *member)
+{
+  gboolean in_object = self->depth > 0 && self->closing[self->depth] == '}';
+
+  /* a name inside an object, none elsewhere */
+  return (member != NULL) == in_object;
+}
+
+static void
+writer_open (TsReportWriter *self,
+             const char     *member,
+             char            opening,
+             char            closing)
+{
+  g_return_if_fail (self->depth + 1 < WRITER_DEPTH);
+  g_return_if_fail (writer_check_member (self, member));
+
+  writer_next (self, member);
+  g_string_append_c (self->buffer, opening);
+  self->depth++;
+  self->closing[self->depth] = closing;
+  self->empty[self->depth] = TRUE;
+}
+
+static void
+writer_close (TsReportWriter *self,
+              char            closing)
+{
+  g_return_if_fail (self->depth > 0 && self->closing[self->depth] == closing);
+
+  self->depth--;
+  if (!self->empty[self->depth + 1])
+    writer_newline (self);
+  g_string_append_c (self->buffer, closing);
+}
+
+/**
+ * ts_report_writer_begin_object:
+ * @self: a writer
+ * @member: (nullable): the object's name in the enclosing object; %NULL at
+ *   the top and in an array
+ *
+ * Opens an object, to be closed by ts_report_writer_end_object().
+ */
+void
+ts_report_writer_begin_object (TsReportWriter *self,
+                               const char     *member)
+{
+  g_return_if_fail (self != NULL);
+
+  writer_open (self, member, '{', '}');
+}
+
+void
+ts_report_writer_end_object (TsReportWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  writer_close (self, '}');
+}
+
+/**
+ * ts_report_writer_begin_array:
+ * @self: a writer
+ * @member: (nullable): the array's name in the enclosing object; %NULL at
+ *   the top and in an array
+ *
+ * Opens an array, to be closed by ts_report_writer_end_array().
+ */
+void
+ts_report_writer_begin_array (TsReportWriter *self,
+                              const char     *member)
+{
+  g_return_if_fail (self != NULL);
+
+  writer_open (self, member, '[', ']');
+}
+
+void
+ts_report_writer_end_array (TsReportWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  writer_close (self, ']');
+}
+
+/**
+ * ts_report_writer_add:
+ * @self: a writer
+ * @member: (nullable): the value's name in the enclosing object; %NULL in
+ *   an array
+ * @value: a value, an object or an array
+ *
+ * Writes @value whole, as the next member or item.
+ */
+void
+ts_report_writer_add (TsReportWriter *self,
+                      const char     *member,
+                      JsonNode       *value)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (value != NULL);
+  g_return_if_fail (writer_check_member (self, member));
+
+  writer_next (self, member);
+  writer_value (self, value);
+}
+
+/**
+ * ts_report_writer_add_built:
+ * @self: a writer
+ * @member: (nullable): as for ts_report_writer_add()
+ * @builder: a builder holding one complete value
+ *
+ * Writes the value @builder holds, then resets @builder for the next one.
+ */
+void
+ts_report_writer_add_built (TsReportWriter *self,
+                            const char     *member,
+                            JsonBuilder    *builder)
+{
+  g_autoptr(JsonNode) value = NULL;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (JSON_IS_BUILDER (builder));
+
+  value = json_builder_get_root (builder);
+  g_return_if_fail (value != NULL);
+
+  ts_report_writer_add (self, member, value);
+  json_builder_reset (builder);
+}
+
+/**
+ * ts_report_writer_add_members:
+ * @self: a writer
+ * @object: members to write
+ *
+ * Writes each member of @object, in order, as a member of the open object.
+ */
+void
+ts_report_writer_add_members (TsReportWriter *self,
+                              JsonObject     *object)
+{
+  g_autoptr(GList) names = NULL;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (object != NULL);
+
+  names = json_object_get_members (object);
+
+  /* in the order they were added, as the generator writes them */
+  for (const GList *l = names; l != NULL; l = l->next)
+    ts_report_writer_add (self, l->data, json_object_get_member (object, l->data));
+}
+
+/**
+ * ts_report_writer_finish:
+ * @self: a writer whose containers are all closed
+ * @error: return location for a #GError
+ *
+ * Writes what is left of the document (with no newline at the end).
+ *
+ * Returns: %TRUE if the whole document was written
+ */
+gboolean
+ts_report_writer_finish (TsReportWriter  *self,
+                         GError         **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (self->depth == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  writer_flush (self);
+  if (self->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&self->error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * ts_report_write_inspect:
+ * @model: a model
+ * @stream: where to write
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Writes the report of ts_report_inspect() to @stream, byte for byte as
+ * ts_report_to_string (…, TRUE) writes it (with no newline at the end), one
+ * item (a part, a metadata entry, a tensor) at a time: the memory it takes
+ * does not grow with the model. Every write holds whole UTF-8 characters.
+ *
+ * Returns: %TRUE if the whole report was written
+ */
+gboolean
+ts_report_write_inspect (TsModelFile    *model,
+                         GOutputStream  *stream,
+                         GCancellable   *cancellable,
+                         GError        **error)
+{
+  g_autoptr(TsReportWriter) w = NULL;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) summary = NULL;
+  const char * const *warnings;
+
+  g_return_val_if_fail (TS_IS_MODEL_FILE (model), FALSE);
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  w = ts_report_writer_new (stream, cancellable);
+  ts_report_writer_begin_object (w, NULL);
+  json_builder_begin_object (b);
+  add_summary (b, model);
+  json_builder_end_object (b);
+  summary = json_builder_get_root (b);
+  ts_report_writer_add_members (w, json_node_get_object (summary));
+  json_builder_reset (b);
+
+  for (guint l = 0; l < G_N_ELEMENTS (report_lists); l++)
+    {
+      GListModel *list = report_lists[l].get_list (model);
+
+      ts_report_writer_begin_array (w, report_lists[l].name);
+      for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+        {
+          g_autoptr(GObject) item = g_list_model_get_item (list, i);
+
+          report_lists[l].add_item (b, item);
+          ts_report_writer_add_built (w, NULL, b);
+        }
+      ts_report_writer_end_array (w);
+    }
+
+  warnings = ts_model_file_get_warnings (model);
+  ts_report_writer_begin_array (w, "warnings");
+  for (guint i = 0; warnings[i] != NULL; i++)
+    {
+      g_autoptr(JsonNode) warning = json_node_init_string (json_node_alloc (), warnings[i]);
+
+      ts_report_writer_add (w, NULL, warning);
+    }
+  ts_report_writer_end_array (w);
+  ts_report_writer_end_object (w);
+  return ts_report_writer_finish (w, error);
 }
 
 JsonNode *

@@ -13,15 +13,51 @@
 G_BEGIN_DECLS
 
 /* The inspection report documented in docs/inspect-json.md. */
-JsonNode *ts_report_inspect      (TsModelFile  *model);
+JsonNode *ts_report_inspect       (TsModelFile   *model);
+/* The same report as ts_report_to_string (ts_report_inspect (@model), TRUE)
+ * writes it, written to @stream one item at a time: its memory does not
+ * grow with the model. */
+gboolean  ts_report_write_inspect (TsModelFile   *model,
+                                   GOutputStream *stream,
+                                   GCancellable  *cancellable,
+                                   GError       **error);
 /* {"error": {"domain", "code", "message"}} */
-JsonNode *ts_report_error        (const GError *error);
-char     *ts_report_to_string    (JsonNode     *node,
-                                  gboolean      pretty);
+JsonNode *ts_report_error         (const GError  *error);
+char     *ts_report_to_string     (JsonNode      *node,
+                                   gboolean       pretty);
 /* @text (UTF-8) with every control character but the newline and the tab
  * written out as \xNN (C0) or \uNNNN (DEL, C1): for text from a file
  * shown on a terminal or written into XML. JSON text stays JSON: its
  * writer escapes C0 itself, and \uNNNN is JSON's own escape. */
-char     *ts_escape_controls     (const char   *text);
+char     *ts_escape_controls      (const char    *text);
+
+/* JSON written to a stream a value at a time, exactly as
+ * ts_report_to_string (…, TRUE) writes the same tree: for reports whose
+ * tree would not fit in memory (a million tensors). The writer remembers
+ * the first write error and writes nothing after it;
+ * ts_report_writer_finish() reports it. */
+typedef struct _TsReportWriter TsReportWriter;
+
+TsReportWriter *ts_report_writer_new          (GOutputStream  *stream,
+                                               GCancellable   *cancellable);
+void            ts_report_writer_free         (TsReportWriter *self);
+void            ts_report_writer_begin_object (TsReportWriter *self,
+                                               const char     *member);
+void            ts_report_writer_end_object   (TsReportWriter *self);
+void            ts_report_writer_begin_array  (TsReportWriter *self,
+                                               const char     *member);
+void            ts_report_writer_end_array    (TsReportWriter *self);
+void            ts_report_writer_add          (TsReportWriter *self,
+                                               const char     *member,
+                                               JsonNode       *value);
+void            ts_report_writer_add_built    (TsReportWriter *self,
+                                               const char     *member,
+                                               JsonBuilder    *builder);
+void            ts_report_writer_add_members  (TsReportWriter *self,
+                                               JsonObject     *object);
+gboolean        ts_report_writer_finish       (TsReportWriter *self,
+                                               GError        **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsReportWriter, ts_report_writer_free)
 
 G_END_DECLS

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tensorscope.h"
+#include "ts-cli-print-stream.h"
 #include "ts-cli-private.h"
 #include "ts-conversion-plan.h"
 #include "ts-converter.h"
@@ -58,13 +59,72 @@ print_plan (TsConversionPlan *plan)
   g_print ("\nPredicted output size: %s\n", size);
 }
 
-static JsonNode *
-plan_to_json (TsConversionPlan *plan)
+static void
+build_plan_tensor (JsonBuilder      *b,
+                   TsConversionPlan *plan,
+                   TsPlanTensor     *pt)
 {
+  TsTensor *src = ts_plan_tensor_get_source (pt);
+  g_autofree char *transform = ts_plan_tensor_describe_transform (pt);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, ts_plan_tensor_get_name (pt));
+  json_builder_set_member_name (b, "source");
+  if (src)
+    json_builder_add_string_value (b, ts_tensor_get_name (src));
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "transform");
+  json_builder_add_string_value (b, transform);
+  json_builder_set_member_name (b, "dtype");
+  json_builder_add_string_value (b, ts_dtype_get_name (ts_plan_tensor_get_dtype (pt)));
+  json_builder_set_member_name (b, "shape");
+  json_builder_begin_array (b);
+  for (guint d = 0; d < ts_plan_tensor_get_n_dims (pt); d++)
+    json_builder_add_int_value (b, (gint64) ts_plan_tensor_get_dims (pt)[d]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "offset");
+  json_builder_add_int_value (b, (gint64) (ts_conversion_plan_get_data_offset (plan) + ts_plan_tensor_get_offset (pt)));
+  json_builder_set_member_name (b, "size");
+  json_builder_add_int_value (b, (gint64) ts_plan_tensor_get_size (pt));
+  json_builder_end_object (b);
+}
+
+static void
+build_plan_metadata (JsonBuilder      *b,
+                     TsConversionPlan *plan,
+                     TsMetadataEntry  *e,
+                     guint             index)
+{
+  g_autofree char *value = ts_metadata_entry_to_string (e);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "key");
+  json_builder_add_string_value (b, ts_metadata_entry_get_key (e));
+  json_builder_set_member_name (b, "type");
+  json_builder_add_string_value (b, ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)));
+  json_builder_set_member_name (b, "value");
+  json_builder_add_string_value (b, value);
+  json_builder_set_member_name (b, "origin");
+  json_builder_add_string_value (b, ts_gguf_metadata_get_origin (ts_conversion_plan_get_metadata (plan), index));
+  json_builder_end_object (b);
+}
+
+/* The plan as JSON, written as it is made: the tree of 360,000 tensors
+ * took 850 MB */
+static gboolean
+write_plan_json (TsConversionPlan  *plan,
+                 GOutputStream     *stream,
+                 GError           **error)
+{
+  g_autoptr(TsReportWriter) w = ts_report_writer_new (stream, NULL);
   g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) head = NULL;
   GListModel *tensors = ts_conversion_plan_get_tensors (plan);
   g_autoptr(GListModel) metadata = ts_conversion_plan_list_metadata (plan);
 
+  ts_report_writer_begin_object (w, NULL);
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "outtype");
   json_builder_add_string_value (b, ts_outtype_to_nick (ts_conversion_plan_get_outtype (plan)));
@@ -72,59 +132,31 @@ plan_to_json (TsConversionPlan *plan)
   json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_predicted_size (plan));
   json_builder_set_member_name (b, "data_offset");
   json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_data_offset (plan));
-  json_builder_set_member_name (b, "tensors");
-  json_builder_begin_array (b);
+  json_builder_end_object (b);
+  head = json_builder_get_root (b);
+  ts_report_writer_add_members (w, json_node_get_object (head));
+  json_builder_reset (b);
+
+  ts_report_writer_begin_array (w, "tensors");
   for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
     {
       g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
-      TsTensor *src = ts_plan_tensor_get_source (pt);
-      g_autofree char *transform = ts_plan_tensor_describe_transform (pt);
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, ts_plan_tensor_get_name (pt));
-      json_builder_set_member_name (b, "source");
-      if (src)
-        json_builder_add_string_value (b, ts_tensor_get_name (src));
-      else
-        json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "transform");
-      json_builder_add_string_value (b, transform);
-      json_builder_set_member_name (b, "dtype");
-      json_builder_add_string_value (b, ts_dtype_get_name (ts_plan_tensor_get_dtype (pt)));
-      json_builder_set_member_name (b, "shape");
-      json_builder_begin_array (b);
-      for (guint d = 0; d < ts_plan_tensor_get_n_dims (pt); d++)
-        json_builder_add_int_value (b, (gint64) ts_plan_tensor_get_dims (pt)[d]);
-      json_builder_end_array (b);
-      json_builder_set_member_name (b, "offset");
-      json_builder_add_int_value (b, (gint64) (ts_conversion_plan_get_data_offset (plan) + ts_plan_tensor_get_offset (pt)));
-      json_builder_set_member_name (b, "size");
-      json_builder_add_int_value (b, (gint64) ts_plan_tensor_get_size (pt));
-      json_builder_end_object (b);
+      build_plan_tensor (b, plan, pt);
+      ts_report_writer_add_built (w, NULL, b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "metadata");
-  json_builder_begin_array (b);
+  ts_report_writer_end_array (w);
+  ts_report_writer_begin_array (w, "metadata");
   for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
     {
       g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
-      g_autofree char *value = ts_metadata_entry_to_string (e);
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "key");
-      json_builder_add_string_value (b, ts_metadata_entry_get_key (e));
-      json_builder_set_member_name (b, "type");
-      json_builder_add_string_value (b, ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)));
-      json_builder_set_member_name (b, "value");
-      json_builder_add_string_value (b, value);
-      json_builder_set_member_name (b, "origin");
-      json_builder_add_string_value (b, ts_gguf_metadata_get_origin (ts_conversion_plan_get_metadata (plan), i));
-      json_builder_end_object (b);
+      build_plan_metadata (b, plan, e, i);
+      ts_report_writer_add_built (w, NULL, b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
+  ts_report_writer_end_array (w);
+  ts_report_writer_end_object (w);
+  return ts_report_writer_finish (w, error);
 }
 
 typedef struct
@@ -297,10 +329,15 @@ ts_cli_convert (int    argc,
         return ts_cli_fail (error, json);
       if (json)
         {
-          g_autoptr(JsonNode) node = plan_to_json (plan);
-          g_autofree char *text = ts_report_to_string (node, TRUE);
+          g_autoptr(GOutputStream) out = ts_cli_print_stream_new ();
 
-          g_print ("%s\n", text);
+          if (!write_plan_json (plan, out, &error) ||
+              !g_output_stream_write_all (out, "\n", 1, NULL, NULL, &error) ||
+              !g_output_stream_close (out, NULL, &error))
+            {
+              g_printerr ("tensorscope-cli: %s\n", error->message);
+              return 1;
+            }
         }
       else
         print_plan (plan);

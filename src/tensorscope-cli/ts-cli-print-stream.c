@@ -1,0 +1,115 @@
+/* ts-cli-print-stream.c: standard output through g_print(), as a stream
+ *
+ * Copyright 2026 The Tensorscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The CLI's print handler escapes control characters and converts to the
+ * console's character set, character by character; a report written in
+ * pieces must look the same as one printed whole, so a character cut at
+ * the end of a write waits for the rest of it.
+ */
+
+#include "config.h"
+
+#include "ts-cli-print-stream.h"
+
+struct _TsCliPrintStream
+{
+  GOutputStream  parent_instance;
+
+  GString       *pending;   /* text not printed yet */
+};
+
+G_DEFINE_FINAL_TYPE (TsCliPrintStream, ts_cli_print_stream, G_TYPE_OUTPUT_STREAM)
+
+/* The length of @text without a UTF-8 sequence cut short at its end. */
+static gsize
+complete_length (const char *text,
+                 gsize       len)
+{
+  for (gsize back = 1; back <= MIN (len, 4); back++)
+    {
+      guchar c = (guchar) text[len - back];
+      gsize need;
+
+      if ((c & 0xc0) == 0x80)
+        continue;          /* a continuation byte: look further back */
+      need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+      return need > back ? len - back : len;
+    }
+  return len;
+}
+
+static void
+print_pending (TsCliPrintStream *self,
+               gsize             len)
+{
+  g_autofree char *text = NULL;
+
+  if (len == 0)
+    return;
+  text = g_strndup (self->pending->str, len);
+  g_print ("%s", text);
+  g_string_erase (self->pending, 0, len);
+}
+
+static gssize
+ts_cli_print_stream_write (GOutputStream  *stream,
+                           const void     *buffer,
+                           gsize           count,
+                           GCancellable   *cancellable,
+                           GError        **error)
+{
+  TsCliPrintStream *self = TS_CLI_PRINT_STREAM (stream);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return -1;
+
+  g_string_append_len (self->pending, buffer, count);
+  print_pending (self, complete_length (self->pending->str, self->pending->len));
+  return count;
+}
+
+static gboolean
+ts_cli_print_stream_close (GOutputStream  *stream,
+                           GCancellable   *cancellable,
+                           GError        **error)
+{
+  TsCliPrintStream *self = TS_CLI_PRINT_STREAM (stream);
+
+  print_pending (self, self->pending->len);
+  return TRUE;
+}
+
+static void
+ts_cli_print_stream_finalize (GObject *object)
+{
+  TsCliPrintStream *self = TS_CLI_PRINT_STREAM (object);
+
+  g_string_free (self->pending, TRUE);
+
+  G_OBJECT_CLASS (ts_cli_print_stream_parent_class)->finalize (object);
+}
+
+static void
+ts_cli_print_stream_class_init (TsCliPrintStreamClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GOutputStreamClass *stream_class = G_OUTPUT_STREAM_CLASS (klass);
+
+  object_class->finalize = ts_cli_print_stream_finalize;
+  stream_class->write_fn = ts_cli_print_stream_write;
+  stream_class->close_fn = ts_cli_print_stream_close;
+}
+
+static void
+ts_cli_print_stream_init (TsCliPrintStream *self)
+{
+  self->pending = g_string_new (NULL);
+}
+
+GOutputStream *
+ts_cli_print_stream_new (void)
+{
+  return g_object_new (TS_TYPE_CLI_PRINT_STREAM, NULL);
+}
