@@ -19,6 +19,9 @@
 #   - `layout -o FILE.svg`, with such a --title too: the SVG parses as XML
 #     1.0 (expat refuses &#x1;) and its title and band titles show them as
 #     \xNN.
+#   - the JSON reports (inspect, convert --dry-run, audit, and the error
+#     report) in the C locale: UTF-8 still, with every non-ASCII name as it
+#     is (the text reports show '?' for what the locale cannot show).
 # Prints one line per check, ends with "N passed, M failed", exits 1 if any
 # failed.
 
@@ -51,10 +54,33 @@ def raw_controls(data):
     return bad
 
 
-def run(cmd):
+def run(cmd, locale="C.UTF-8"):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
-                       env=dict(os.environ, LC_ALL="C.UTF-8"))
+                       env=dict(os.environ, LC_ALL=locale))
     return p.returncode, p.stdout, p.stderr
+
+
+def json_in_c_locale(cmd, label):
+    """Runs cmd in the C locale; its stdout parsed as UTF-8 JSON, or None."""
+    rc, out, err = run(cmd, locale="C")
+    try:
+        return json.loads(out.decode("utf-8"))
+    except ValueError as e:
+        check(False, label + " is UTF-8 JSON in the C locale", "rc %d: %s %r" % (rc, e, out[:200]))
+        return None
+
+
+def strings(node):
+    """Every string in a parsed JSON document."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from strings(v)
 
 
 def main():
@@ -119,6 +145,46 @@ def main():
         check("x\\x01y" in titles, "the SVG title shows \\x01", repr(titles[:3]))
         check(any("t\\x1b[31m<&>\"\\u007f" in t for t in titles),
               "a band title shows the tensor name escaped", repr(titles)[:300])
+
+    # non-ASCII names in the C locale: the JSON reports keep them
+    wide = "Modèle 中文 \U0001f999"
+    gguf = os.path.join(work, "wide.gguf")
+    kvs = [("general.architecture", gv.GGUF_STRING, "llama"),
+           ("general.name", gv.GGUF_STRING, wide)]
+    blob, _ = gv.gguf_build(3, kvs, [gv.GgTensor("poids_é", [8], gv.GGML_F32, bytes(32))])
+    with open(gguf, "wb") as f:
+        f.write(blob)
+    doc = json_in_c_locale([cli, "inspect", "--json", gguf], "inspect --json wide.gguf")
+    if doc is not None:
+        found = set(strings(doc))
+        check(wide in found and "poids_é" in found,
+              "inspect --json keeps non-ASCII names in the C locale", repr(sorted(found))[:300])
+    rc, out, err = run([cli, "inspect", gguf], locale="C")
+    check(rc == 0 and b"Mod?le" in out, "inspect (text) shows '?' for what the C locale cannot show",
+          repr(out[:300]))
+
+    missing = os.path.join(work, "absent-é.gguf")
+    doc = json_in_c_locale([cli, "inspect", "--json", missing], "inspect --json absent-é.gguf")
+    if doc is not None:
+        check(any("absent-é.gguf" in t for t in strings(doc)),
+              "the JSON error report names absent-é.gguf as it is", repr(doc)[:300])
+
+    ck = os.path.join(work, "Lama-modèle")
+    rc, out, err = run([cli, "sample", ck])
+    check(rc == 0, "sample Lama-modèle exits 0", repr(err[-300:]))
+    doc = json_in_c_locale([cli, "convert", ck, "-o", os.path.join(work, "x.gguf"),
+                            "--dry-run", "--json"], "convert --dry-run --json")
+    if doc is not None:
+        check(any("modèle" in t.lower() for t in strings(doc)),
+              "convert --dry-run --json keeps the folder's name in the C locale",
+              repr(sorted(set(strings(doc))))[:300])
+    out_gguf = os.path.join(work, "Lama-modèle.gguf")
+    rc, out, err = run([cli, "convert", ck, "-o", out_gguf])
+    check(rc == 0, "convert Lama-modèle exits 0", repr(err[-300:]))
+    doc = json_in_c_locale([cli, "audit", "--json", ck, out_gguf], "audit --json")
+    if doc is not None:
+        check(any("modèle" in t.lower() for t in strings(doc)),
+              "audit --json keeps the names in the C locale", repr(sorted(set(strings(doc))))[:300])
 
     return summary()
 

@@ -64,7 +64,8 @@ ts_cli_fail (const GError *error,
       g_autoptr(JsonNode) node = ts_report_error (error);
       g_autofree char *text = ts_report_to_string (node, TRUE);
 
-      g_print ("%s\n", text);
+      ts_cli_print_json (text);
+      ts_cli_print_json ("\n");
     }
   g_printerr ("tensorscope-cli: %s\n", error->message);
   return EXIT_INVALID;
@@ -94,6 +95,17 @@ static void
 print_stdout (const char *text)
 {
   print_escaped (stdout, text);
+}
+
+/* JSON is UTF-8 whatever the locale (RFC 8259): a report printed in the
+ * console's character set would lose every name it cannot show to '?' */
+void
+ts_cli_print_json (const char *text)
+{
+  g_autofree char *escaped = ts_escape_controls (text);
+
+  fputs (escaped, stdout);
+  fflush (stdout);
 }
 
 static void

@@ -1,17 +1,18 @@
-/* ts-cli-print-stream.c: standard output through g_print(), as a stream
+/* ts-cli-print-stream.c: the JSON reports' standard output, as a stream
  *
  * Copyright 2026 The Tensorscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The CLI's print handler escapes control characters and converts to the
- * console's character set, character by character; a report written in
- * pieces must look the same as one printed whole, so a character cut at
- * the end of a write waits for the rest of it.
+ * Goes through ts_cli_print_json(), which escapes control characters
+ * character by character and writes UTF-8 in any locale; a report written
+ * in pieces must look the same as one printed whole, so a character cut
+ * at the end of a write waits for the rest of it.
  */
 
 #include "config.h"
 
 #include "ts-cli-print-stream.h"
+#include "ts-cli-private.h"
 
 struct _TsCliPrintStream
 {
@@ -49,7 +50,7 @@ print_pending (TsCliPrintStream *self,
   if (len == 0)
     return;
   text = g_strndup (self->pending->str, len);
-  g_print ("%s", text);
+  ts_cli_print_json (text);
   g_string_erase (self->pending, 0, len);
 }
 
