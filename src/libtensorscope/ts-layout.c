@@ -2605,7 +2605,6 @@ ts_layout_export (TsLayout              *self,
                   GError               **error)
 {
   g_autoptr(GBytes) bytes = NULL;
-  gboolean existed;
 
   g_return_val_if_fail (TS_IS_LAYOUT (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
@@ -2616,22 +2615,8 @@ ts_layout_export (TsLayout              *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  /* GIO writes a new file in place (a temporary file is only used to
-   * replace an existing one), so a failed write (a full disk) would leave a
-   * truncated picture behind: remove it. */
-  existed = g_file_query_exists (file, NULL);
-  if (!g_file_replace_contents (file,
-                                g_bytes_get_data (bytes, NULL),
-                                g_bytes_get_size (bytes),
-                                NULL, FALSE,
-                                G_FILE_CREATE_REPLACE_DESTINATION,
-                                NULL, cancellable, error))
-    {
-      if (!existed)
-        g_file_delete (file, NULL, NULL);
-      return FALSE;
-    }
-  return TRUE;
+  return ts_export_replace_contents (file, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                                     cancellable, error);
 }
 
 typedef struct

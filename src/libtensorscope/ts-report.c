@@ -682,3 +682,69 @@ ts_escape_controls (const char *text)
     }
   return g_string_free (out, FALSE);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Exports                                                                   */
+
+#define EXPORT_CREATED_KEY "ts-export-created"
+
+GOutputStream *
+ts_export_stream_open (GFile         *file,
+                       GCancellable  *cancellable,
+                       GError       **error)
+{
+  gboolean existed;
+  GFileOutputStream *out;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  existed = g_file_query_exists (file, cancellable);
+  out = g_file_replace (file, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, cancellable, error);
+  if (out != NULL && !existed)
+    g_object_set_data_full (G_OBJECT (out), EXPORT_CREATED_KEY, g_object_ref (file), g_object_unref);
+  return G_OUTPUT_STREAM (out);
+}
+
+gboolean
+ts_export_stream_close (GOutputStream  *stream,
+                        gboolean        complete,
+                        GCancellable   *cancellable,
+                        GError        **error)
+{
+  GFile *created;
+
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (stream), FALSE);
+
+  created = g_object_get_data (G_OBJECT (stream), EXPORT_CREATED_KEY);
+  if (complete && g_output_stream_close (stream, cancellable, error))
+    return TRUE;
+
+  if (!complete)
+    {
+      /* closed under a cancelled cancellable, GIO drops its temporary file
+       * and leaves a file it was replacing as it was */
+      g_autoptr(GCancellable) abandon = g_cancellable_new ();
+
+      g_cancellable_cancel (abandon);
+      g_output_stream_close (stream, abandon, NULL);
+    }
+  if (created != NULL)
+    g_file_delete (created, NULL, NULL);
+  return FALSE;
+}
+
+gboolean
+ts_export_replace_contents (GFile         *file,
+                            const void    *data,
+                            gsize          len,
+                            GCancellable  *cancellable,
+                            GError       **error)
+{
+  g_autoptr(GOutputStream) out = ts_export_stream_open (file, cancellable, error);
+  gboolean complete;
+
+  if (out == NULL)
+    return FALSE;
+  complete = g_output_stream_write_all (out, data, len, NULL, cancellable, error);
+  return ts_export_stream_close (out, complete, cancellable, complete ? error : NULL) && complete;
+}

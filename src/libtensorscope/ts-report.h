@@ -60,4 +60,24 @@ gboolean        ts_report_writer_finish       (TsReportWriter *self,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsReportWriter, ts_report_writer_free)
 
+/* Exports (pictures, reports) written to @file with GIO: an existing file
+ * is replaced only when the new one is complete (GIO writes a temporary
+ * file and renames it), and a new file that could not be written whole (a
+ * full disk, a cancel) is removed, as GIO writes a new file in place. */
+gboolean        ts_export_replace_contents    (GFile          *file,
+                                               const void     *data,
+                                               gsize           len,
+                                               GCancellable   *cancellable,
+                                               GError        **error);
+GOutputStream  *ts_export_stream_open         (GFile          *file,
+                                               GCancellable   *cancellable,
+                                               GError        **error);
+/* Closes @stream from ts_export_stream_open(): when @complete, the file is
+ * in place if this returns %TRUE; when not (the caller's write failed),
+ * the target is left as it was and %FALSE is returned with @error unset. */
+gboolean        ts_export_stream_close        (GOutputStream  *stream,
+                                               gboolean        complete,
+                                               GCancellable   *cancellable,
+                                               GError        **error);
+
 G_END_DECLS

@@ -848,14 +848,23 @@ export_worker (GTask        *task,
 
   if (is_json (ed->file))
     {
-      g_autoptr(JsonNode) node = ts_audit_report_to_json (ed->report);
-      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      /* written as it is made, as the CLI's audit --json: the whole tree
+       * of a large model's pairs would take a gigabyte */
+      g_autoptr(GOutputStream) out = ts_export_stream_open (ed->file, cancellable, &error);
+      gboolean complete = out != NULL &&
+                          ts_audit_report_write_json (ed->report, out, cancellable, &error) &&
+                          g_output_stream_write_all (out, "\n", 1, NULL, cancellable, &error);
 
-      json_generator_set_root (generator, node);
-      json_generator_set_pretty (generator, TRUE);
-      text = json_generator_to_data (generator, NULL);
+      if (out != NULL && !ts_export_stream_close (out, complete, cancellable, complete ? &error : NULL))
+        complete = FALSE;
+      if (!complete)
+        g_task_return_error (task, g_steal_pointer (&error));
+      else
+        g_task_return_boolean (task, TRUE);
+      return;
     }
-  else if ((text = ts_audit_report_render_html (ed->report, ed->source, ed->target, &error)) == NULL)
+
+  if ((text = ts_audit_report_render_html (ed->report, ed->source, ed->target, &error)) == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -863,8 +872,7 @@ export_worker (GTask        *task,
 
   if (g_task_return_error_if_cancelled (task))
     return;
-  if (!g_file_replace_contents (ed->file, text, strlen (text), NULL, FALSE,
-                                G_FILE_CREATE_REPLACE_DESTINATION, NULL, cancellable, &error))
+  if (!ts_export_replace_contents (ed->file, text, strlen (text), cancellable, &error))
     g_task_return_error (task, g_steal_pointer (&error));
   else
     g_task_return_boolean (task, TRUE);

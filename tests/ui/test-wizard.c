@@ -7,6 +7,9 @@
 
 #include "config.h"
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include "ts-test-dir.h"
 #include "ts-ui-test.h"
 
@@ -190,6 +193,49 @@ export_report (TsAuditPane *pane,
   ts_test_wait_until (export_finished, &wait, 30, "the report export");
   g_assert_no_error (wait.error);
   g_assert_true (wait.ok);
+}
+
+/* Exports @path with files limited to 512 bytes (RLIMIT_FSIZE: a write
+ * past it fails with EFBIG, as on a full disk): the export must fail and
+ * leave @path as it was (absent, or holding @before), and no temporary
+ * file beside it. */
+static void
+export_report_disk_full (TsAuditPane *pane,
+                         const char  *path,
+                         const char  *before)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *dir_path = g_path_get_dirname (path);
+  g_autoptr(GDir) dir = NULL;
+  g_autofree char *contents = NULL;
+  ExportWait wait = { 0 };
+  struct rlimit saved, small;
+  const char *name;
+
+  signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  small = saved;
+  small.rlim_cur = 512;
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+  ts_audit_pane_export_async (pane, file, NULL, export_done, &wait);
+  ts_test_wait_until (export_finished, &wait, 30, "the report export");
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+
+  g_assert_false (wait.ok);
+  g_assert_nonnull (wait.error);
+  g_test_message ("%s: %s", path, wait.error->message);
+  g_clear_error (&wait.error);
+  if (before == NULL)
+    g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  else
+    {
+      g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, before);
+    }
+  dir = g_dir_open (dir_path, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_false (g_str_has_prefix (name, ".goutputstream"));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -389,6 +435,18 @@ test_wizard_end_to_end (void)
   json_parser_load_from_file (parser, json_path, &error);
   g_assert_no_error (error);
   g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+
+  /* a full disk: nothing half-written, an existing report kept */
+  {
+    g_autofree char *new_html = g_build_filename (fixture_dir, "audit-new.html", NULL);
+    g_autofree char *new_json = g_build_filename (fixture_dir, "audit-new.json", NULL);
+    g_autofree char *old_json = NULL;
+
+    export_report_disk_full (pane, new_html, NULL);
+    export_report_disk_full (pane, new_json, NULL);
+    g_assert_true (g_file_get_contents (json_path, &old_json, NULL, NULL));
+    export_report_disk_full (pane, json_path, old_json);
+  }
 
   converted_path = g_steal_pointer (&target_path);
   gtk_window_destroy (GTK_WINDOW (wizard));
