@@ -586,6 +586,7 @@ create_finding_row (const Finding *finding)
   gtk_label_set_wrap (GTK_LABEL (detail), TRUE);
   gtk_label_set_selectable (GTK_LABEL (detail), TRUE);
   gtk_widget_set_focusable (detail, FALSE);
+  gtk_widget_set_can_focus (detail, FALSE);
   gtk_widget_set_hexpand (detail, TRUE);
   gtk_box_append (GTK_BOX (box), icon);
   gtk_box_append (GTK_BOX (box), title);

@@ -808,6 +808,30 @@ test_tab_leaves_table (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Tab and Shift+Tab always move on, on every view: a selectable label
+ * that takes no focus (GTK 4.8) said it took it, and the focus stayed
+ * where it was, for good */
+static void
+test_tab_moves (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsMetadataView *metadata = ts_window_get_metadata_view (window);
+
+  ts_window_show_view (window, "summary");
+  ts_test_run_for (300);
+  gtk_widget_grab_focus (GTK_WIDGET (ts_window_get_layout_view (window)));
+  ts_test_assert_tab_moves (GTK_WINDOW (window), 12);
+
+  /* the key's heading in the detail pane is selectable */
+  ts_window_show_view (window, "metadata");
+  g_assert_true (ts_metadata_view_select_key (metadata, "tokenizer.chat_template"));
+  ts_test_run_for (300);
+  gtk_widget_grab_focus (GTK_WIDGET (ts_window_get_layout_view (window)));
+  ts_test_assert_tab_moves (GTK_WINDOW (window), 12);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_selection_sync (void)
 {
@@ -1218,6 +1242,7 @@ check_error_page (const char *path,
       gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);
       g_assert_false (GTK_IS_LABEL (gtk_root_get_focus (GTK_ROOT (window))));
     }
+  ts_test_assert_tab_moves (GTK_WINDOW (window), 8);
   gtk_widget_grab_focus (GTK_WIDGET (window));
   if (screenshot != NULL)
     save_screenshot (GTK_WIDGET (window), screenshot);
@@ -1630,6 +1655,7 @@ main (int   argc,
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/dark-style", test_dark_style);
   g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
+  g_test_add_func ("/window/tab-moves", test_tab_moves);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/show-export", test_show_export);

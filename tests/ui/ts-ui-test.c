@@ -207,6 +207,41 @@ ts_test_find_label (GtkWidget  *widget,
   return find_widget (widget, is_label_with, text, TRUE);
 }
 
+static char *
+describe_widget (GtkWidget *widget)
+{
+  if (widget == NULL)
+    return g_strdup ("nothing");
+  if (GTK_IS_BUTTON (widget) && gtk_button_get_label (GTK_BUTTON (widget)) != NULL)
+    return g_strdup_printf ("%s \"%s\"", G_OBJECT_TYPE_NAME (widget), gtk_button_get_label (GTK_BUTTON (widget)));
+  if (GTK_IS_LABEL (widget))
+    return g_strdup_printf ("%s \"%s\"", G_OBJECT_TYPE_NAME (widget), gtk_label_get_text (GTK_LABEL (widget)));
+  return g_strdup (G_OBJECT_TYPE_NAME (widget));
+}
+
+void
+ts_test_assert_tab_moves (GtkWindow *window,
+                          guint      n)
+{
+  static const GtkDirectionType directions[] = { GTK_DIR_TAB_FORWARD, GTK_DIR_TAB_BACKWARD };
+
+  for (guint d = 0; d < G_N_ELEMENTS (directions); d++)
+    for (guint i = 0; i < n; i++)
+      {
+        GtkWidget *before = gtk_root_get_focus (GTK_ROOT (window));
+        GtkWidget *after;
+
+        gtk_widget_child_focus (GTK_WIDGET (window), directions[d]);
+        after = gtk_root_get_focus (GTK_ROOT (window));
+        if (after == NULL || after == before)
+          {
+            g_autofree char *what = describe_widget (before);
+
+            g_error ("%s press %u left the focus on %s", d == 0 ? "Tab" : "Shift+Tab", i + 1, what);
+          }
+      }
+}
+
 GtkWindow *
 ts_test_find_toplevel (GType type)
 {

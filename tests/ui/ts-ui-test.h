@@ -50,6 +50,12 @@ GtkWidget *ts_test_find_button     (GtkWidget  *widget,
 /* the first visible label under @widget whose text holds @text, or NULL */
 GtkWidget *ts_test_find_label      (GtkWidget  *widget,
                                     const char *text);
+/* Presses Tab @n times from where @window's focus is (as the window's
+ * Tab binding does), then Shift+Tab @n times, failing when a press
+ * leaves the focus where it was: a keyboard trap */
+void ts_test_assert_tab_moves      (GtkWindow  *window,
+                                    guint       n);
+
 /* the visible toplevel of @type (a class or an interface), if any */
 GtkWindow *ts_test_find_toplevel   (GType       type);
 
