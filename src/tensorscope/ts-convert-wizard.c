@@ -2235,6 +2235,8 @@ ts_convert_wizard_init (TsConvertWizard *self)
   build_steps (self);
   build_type_list (self);
   build_plan_columns (self);
+  ts_list_leave_on_tab (GTK_WIDGET (self->plan_tensors_view));
+  ts_list_leave_on_tab (GTK_WIDGET (self->plan_metadata_view));
   g_signal_connect_object (self->type_list, "row-activated", G_CALLBACK (on_type_row_activated), self, 0);
   gtk_drawing_area_set_draw_func (self->layout_area, draw_layout, self, NULL);
 

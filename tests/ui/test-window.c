@@ -768,7 +768,7 @@ find_controller (GtkWidget  *widget,
 }
 
 /* one Tab leaves the tensor table, however many rows it has (GTK 4.8 moved
- * row by row) */
+ * row by row); as it leaves the other lists */
 static void
 test_tab_leaves_table (void)
 {
@@ -804,6 +804,20 @@ test_tab_leaves_table (void)
   gtk_widget_grab_focus (view);
   g_signal_emit_by_name (key, "key-pressed", GDK_KEY_Down, 0, 0, &handled);
   g_assert_false (handled);
+
+  /* and so do the metadata keys, and the items of an array (500 a page) */
+  {
+    TsMetadataView *metadata = ts_window_get_metadata_view (window);
+    GtkWidget *paned = ts_test_find_descendant (GTK_WIDGET (metadata), GTK_TYPE_PANED);
+
+    ts_window_show_view (window, "metadata");
+    g_assert_true (ts_metadata_view_select_key (metadata, "tokenizer.ggml.tokens"));
+    ts_test_run_for (300);
+    ts_test_assert_tab_leaves (ts_test_find_descendant (gtk_paned_get_start_child (GTK_PANED (paned)),
+                                                        GTK_TYPE_COLUMN_VIEW));
+    ts_test_assert_tab_leaves (ts_test_find_descendant (gtk_paned_get_end_child (GTK_PANED (paned)),
+                                                        GTK_TYPE_LIST_VIEW));
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
 }

@@ -242,6 +242,53 @@ ts_test_assert_tab_moves (GtkWindow *window,
       }
 }
 
+static gboolean
+send_key (GtkWidget       *view,
+          guint            keyval,
+          GdkModifierType  state)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (view);
+  gboolean handled = FALSE;
+
+  /* what the key controller on the list gets (in the capture phase) of a
+   * key pressed in one of its rows */
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (c) && !handled)
+        g_signal_emit_by_name (c, "key-pressed", keyval, 0, state, &handled);
+    }
+  return handled;
+}
+
+static gboolean
+focus_is_in (GtkWidget *view)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (view));
+
+  return focus != NULL && (focus == view || gtk_widget_is_ancestor (focus, view));
+}
+
+void
+ts_test_assert_tab_leaves (GtkWidget *view)
+{
+  static const struct { guint keyval; GdkModifierType state; } tabs[] = {
+    { GDK_KEY_Tab, 0 }, { GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (tabs); i++)
+    {
+      g_assert_true (gtk_widget_grab_focus (view));
+      g_assert_true (focus_is_in (view));
+      g_assert_true (send_key (view, tabs[i].keyval, tabs[i].state));
+      g_assert_nonnull (gtk_root_get_focus (gtk_widget_get_root (view)));
+      g_assert_false (focus_is_in (view));
+    }
+  gtk_widget_grab_focus (view);
+  g_assert_false (send_key (view, GDK_KEY_Down, 0));
+}
+
 GtkWindow *
 ts_test_find_toplevel (GType type)
 {

@@ -56,6 +56,11 @@ GtkWidget *ts_test_find_label      (GtkWidget  *widget,
 void ts_test_assert_tab_moves      (GtkWindow  *window,
                                     guint       n);
 
+/* One Tab (and one Shift+Tab) from inside the list @view (a column or
+ * list view, with rows) takes the focus out of it, however many rows it
+ * has; the arrow keys stay the list's own */
+void ts_test_assert_tab_leaves     (GtkWidget  *view);
+
 /* the visible toplevel of @type (a class or an interface), if any */
 GtkWindow *ts_test_find_toplevel   (GType       type);
 
