@@ -265,6 +265,24 @@ target_exists (TsConvertWizard *self)
   return self->target != NULL && is_there (self->target);
 }
 
+/* Next goes insensitive while the plan is built and hides while the
+ * file is written, and GTK then leaves the focus nowhere: Enter did
+ * nothing on the next page, and a screen reader said nothing. The
+ * button that goes on takes the focus back; while writing, Stop. */
+static void
+keep_focus (TsConvertWizard *self)
+{
+  GtkWidget *next = GTK_WIDGET (self->next_button);
+  GtkWidget *stop = GTK_WIDGET (self->stop_button);
+
+  if (self->closing || gtk_root_get_focus (GTK_ROOT (self)) != NULL)
+    return;
+  if (gtk_widget_get_visible (next) && gtk_widget_is_sensitive (next))
+    gtk_widget_grab_focus (next);
+  else if (self->page == PAGE_CONVERT && gtk_widget_get_visible (stop) && gtk_widget_is_sensitive (stop))
+    gtk_widget_grab_focus (stop);
+}
+
 static void
 update_navigation (TsConvertWizard *self)
 {
@@ -315,6 +333,7 @@ update_navigation (TsConvertWizard *self)
                               g_dgettext (GETTEXT_PACKAGE, titles[self->page]));
   gtk_label_set_text (self->subtitle_label, subtitle);
   update_steps (self);
+  keep_focus (self);
 }
 
 static void

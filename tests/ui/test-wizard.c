@@ -84,6 +84,22 @@ assert_lists_leave_on_tab (GtkWidget *widget)
     assert_lists_leave_on_tab (c);
 }
 
+/* the focus is on a button shown, labelled @label (or on any widget
+ * shown, for NULL) */
+static void
+assert_focus_on_button (TsConvertWizard *wizard,
+                        const char      *label)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (wizard));
+
+  g_assert_nonnull (focus);
+  g_assert_true (gtk_widget_is_drawable (focus));
+  if (label == NULL)
+    return;
+  g_assert_true (GTK_IS_BUTTON (focus));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (focus)), ==, label);
+}
+
 static void
 write_sample (const char            *dir,
               const TsSampleOptions *options)
@@ -336,6 +352,9 @@ test_wizard_end_to_end (void)
   ts_convert_wizard_go_next (wizard);
   ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  /* Next was insensitive while the plan was built, which left the focus
+   * nowhere: it is back on the button that goes on, so Enter converts */
+  assert_focus_on_button (wizard, "_Convert");
   plan = ts_convert_wizard_get_plan (wizard);
   g_assert_nonnull (plan);
   g_assert_cmpint (ts_conversion_plan_get_outtype (plan), ==, TS_OUTTYPE_BF16);
@@ -350,7 +369,11 @@ test_wizard_end_to_end (void)
   /* 4. Convert, then 5. Verify: the audit runs by itself */
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
+  /* Convert hides while it writes: the page's own button has the focus */
+  assert_focus_on_button (wizard, "_Stop Conversion");
   ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
+  ts_test_run_for (300);
+  assert_focus_on_button (wizard, NULL);
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
   g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "result");
   assert_fits_half_screen (GTK_WIDGET (wizard));
