@@ -933,7 +933,10 @@ build_type_list (TsConvertWizard *self)
     {
       TsOutType type = type_rows[i];
       GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-      GtkWidget *check = gtk_check_button_new ();
+      /* a radio button, named by the row's title and described by the rest */
+      GtkWidget *check = g_object_new (GTK_TYPE_CHECK_BUTTON,
+                                       "accessible-role", GTK_ACCESSIBLE_ROLE_RADIO,
+                                       NULL);
       GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
       GtkWidget *title = gtk_label_new (g_dgettext (GETTEXT_PACKAGE, rows[type].title));
       GtkWidget *description = gtk_label_new (g_dgettext (GETTEXT_PACKAGE, rows[type].description));
@@ -958,6 +961,15 @@ build_type_list (TsConvertWizard *self)
       gtk_box_append (GTK_BOX (row), size);
       gtk_widget_add_css_class (row, "option-row");
       gtk_list_box_append (self->type_list, row);
+      /* the list row (a focus stop of its own) says it too */
+      gtk_accessible_update_relation (GTK_ACCESSIBLE (check),
+                                      GTK_ACCESSIBLE_RELATION_LABELLED_BY, title, NULL,
+                                      GTK_ACCESSIBLE_RELATION_DESCRIBED_BY, description, size, NULL,
+                                      -1);
+      gtk_accessible_update_relation (GTK_ACCESSIBLE (gtk_widget_get_parent (row)),
+                                      GTK_ACCESSIBLE_RELATION_LABELLED_BY, title, NULL,
+                                      GTK_ACCESSIBLE_RELATION_DESCRIBED_BY, description, size, NULL,
+                                      -1);
 
       self->type_checks[type] = GTK_CHECK_BUTTON (check);
       self->size_labels[type] = GTK_LABEL (size);

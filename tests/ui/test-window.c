@@ -846,6 +846,24 @@ test_tab_moves (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* every control has a name a screen reader can say, on every page of the
+ * window (those hidden too) and in the export dialog */
+static void
+test_accessible_names (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayout *layout = ts_layout_view_get_layout (ts_window_get_layout_view (window));
+  TsExportDialog *dialog = ts_export_dialog_new (GTK_WINDOW (window), layout, NULL);
+
+  /* the title bars are the windows' children too */
+  ts_test_assert_named (GTK_WIDGET (window));
+  gtk_window_present (GTK_WINDOW (dialog));
+  ts_test_assert_named (GTK_WIDGET (dialog));
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_selection_sync (void)
 {
@@ -1670,6 +1688,7 @@ main (int   argc,
   g_test_add_func ("/window/dark-style", test_dark_style);
   g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
   g_test_add_func ("/window/tab-moves", test_tab_moves);
+  g_test_add_func ("/window/accessible-names", test_accessible_names);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/show-export", test_show_export);

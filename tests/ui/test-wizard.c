@@ -388,6 +388,9 @@ test_wizard_end_to_end (void)
     gtk_window_set_default_size (GTK_WINDOW (wizard), w, h);
     ts_test_run_for (200);
   }
+  /* every control of every page has a name for a screen reader: the
+   * output types, the target field, the diagram, the progress bars */
+  ts_test_assert_named (GTK_WIDGET (wizard));
   /* one Tab leaves each of the audit's tables, as the preview's */
   ts_audit_pane_show_view (ts_convert_wizard_get_audit_pane (wizard), "checks");
   ts_test_run_for (300);
@@ -997,6 +1000,8 @@ test_audit_corrupted (void)
   ts_audit_window_start (window);
   ts_test_wait_until (audit_finished, window, 60, "the audit");
   g_assert_cmpstr (ts_audit_window_get_page (window), ==, "result");
+  /* the back button (an icon), the progress bar, the audit's tables */
+  ts_test_assert_named (GTK_WIDGET (window));
 
   pane = ts_audit_window_get_pane (window);
   g_assert_false (ts_audit_report_get_passed (ts_audit_pane_get_report (pane)));

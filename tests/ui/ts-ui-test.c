@@ -289,6 +289,58 @@ ts_test_assert_tab_leaves (GtkWidget *view)
   g_assert_false (send_key (view, GDK_KEY_Down, 0));
 }
 
+/* what a screen reader names: GTK's own parts of these are named by them */
+static gboolean
+is_control (GtkWidget *widget)
+{
+  return GTK_IS_BUTTON (widget) || GTK_IS_MENU_BUTTON (widget) || GTK_IS_CHECK_BUTTON (widget) ||
+         GTK_IS_ENTRY (widget) || GTK_IS_SEARCH_ENTRY (widget) || GTK_IS_SPIN_BUTTON (widget) ||
+         GTK_IS_DROP_DOWN (widget) || GTK_IS_PROGRESS_BAR (widget) || GTK_IS_DRAWING_AREA (widget) ||
+         GTK_IS_TEXT_VIEW (widget) || GTK_IS_COLUMN_VIEW (widget) || GTK_IS_LIST_VIEW (widget) ||
+         (gtk_widget_get_focusable (widget) && !g_str_has_prefix (G_OBJECT_TYPE_NAME (widget), "Gtk"));
+}
+
+static gboolean
+is_compound (GtkWidget *widget)
+{
+  return GTK_IS_MENU_BUTTON (widget) || GTK_IS_DROP_DOWN (widget) || GTK_IS_SPIN_BUTTON (widget) ||
+         GTK_IS_ENTRY (widget) || GTK_IS_SEARCH_ENTRY (widget) || GTK_IS_COLUMN_VIEW (widget) ||
+         GTK_IS_LIST_VIEW (widget) || GTK_IS_WINDOW_CONTROLS (widget) || GTK_IS_POPOVER (widget);
+}
+
+/* a label of its own, or one it is labelled by; a button is labelled by
+ * its child, which for an icon is a nameless image: it needs a label (a
+ * menu button with a text has its button named by that) */
+static gboolean
+is_named (GtkWidget *widget)
+{
+  GtkAccessible *accessible = GTK_ACCESSIBLE (widget);
+
+  if (gtk_test_accessible_has_property (accessible, GTK_ACCESSIBLE_PROPERTY_LABEL))
+    return TRUE;
+  if (GTK_IS_MENU_BUTTON (widget))
+    return gtk_menu_button_get_label (GTK_MENU_BUTTON (widget)) != NULL;
+  return !GTK_IS_BUTTON (widget) && !GTK_IS_MENU_BUTTON (widget) &&
+         gtk_test_accessible_has_relation (accessible, GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+}
+
+void
+ts_test_assert_named (GtkWidget *widget)
+{
+  if (is_control (widget) && !is_named (widget))
+    {
+      const char *tooltip = gtk_widget_get_tooltip_text (widget);
+      GtkWidget *parent = gtk_widget_get_parent (widget);
+
+      g_error ("a %s (in a %s; tooltip \"%s\") has no accessible name", G_OBJECT_TYPE_NAME (widget),
+               parent != NULL ? G_OBJECT_TYPE_NAME (parent) : "nothing", tooltip != NULL ? tooltip : "");
+    }
+  if (is_compound (widget))
+    return;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    ts_test_assert_named (c);
+}
+
 GtkWindow *
 ts_test_find_toplevel (GType type)
 {
