@@ -864,6 +864,76 @@ test_accessible_names (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* what a screen reader says of the diagram: the band with the keyboard
+ * focus, as its description */
+static void
+assert_describes_focus_band (TsLayoutView *view)
+{
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  guint band = ts_layout_view_get_focus_band (view);
+  g_autofree char *expected = NULL;
+
+  gtk_test_accessible_assert_role (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_ROLE_IMG);
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                       "Byte layout of tiny-llama.gguf");
+  g_assert_true (gtk_test_accessible_has_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION));
+  g_assert_cmpuint (band, !=, TS_LAYOUT_NO_BAND);
+  expected = ts_layout_dup_band_description (layout, ts_layout_get_band (layout, band));
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, expected);
+}
+
+static void
+test_layout_announces (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (gguf_path);
+  TsWindow *window = ts_window_new (app);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsTensorTable *table = ts_window_get_tensor_table (window);
+  GtkSelectionModel *selection = ts_tensor_table_get_selection (table);
+  GtkEventController *key = NULL;
+  g_autoptr(TsTensor) tensor = NULL;
+  guint first;
+  gboolean handled = FALSE;
+
+  /* the window opens on the diagram, which has the focus before it has
+   * bands: once they come, the first has the focus and is described */
+  gtk_window_present (GTK_WINDOW (window));
+  ts_window_open (window, file);
+  wait_for_page (window, "model");
+  ts_test_wait_until (layout_drawn, view, 20, "the layout");
+  ts_test_run_for (200);
+  g_assert_true (gtk_widget_has_focus (GTK_WIDGET (view)));
+  assert_describes_focus_band (view);
+  first = ts_layout_view_get_focus_band (view);
+
+  /* Right: the next band, described */
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers) && key == NULL; i++)
+      {
+        g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_EVENT_CONTROLLER_KEY (c))
+          key = c;
+      }
+  }
+  g_assert_nonnull (key);
+  g_signal_emit_by_name (key, "key-pressed", GDK_KEY_Right, 0, 0, &handled);
+  g_assert_true (handled);
+  g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, first);
+  assert_describes_focus_band (view);
+
+  /* a row chosen in the table: its band has the focus, and is described */
+  gtk_selection_model_select_item (selection, 5, TRUE);
+  tensor = g_list_model_get_item (G_LIST_MODEL (selection), 5);
+  g_assert_cmpuint (ts_layout_view_get_focus_band (view), ==,
+                    ts_layout_find_tensor (ts_layout_view_get_layout (view), tensor));
+  assert_describes_focus_band (view);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_selection_sync (void)
 {
@@ -1689,6 +1759,7 @@ main (int   argc,
   g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
   g_test_add_func ("/window/tab-moves", test_tab_moves);
   g_test_add_func ("/window/accessible-names", test_accessible_names);
+  g_test_add_func ("/window/layout-announces", test_layout_announces);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/show-export", test_show_export);
