@@ -961,6 +961,18 @@ move_focus (TsLayoutView *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* The view takes its keys before the window, whose own handler shows
+ * the focus on a key press: the window opens with the diagram focused,
+ * and the arrow keys moved a focus outline nobody could see. */
+static void
+show_focus (TsLayoutView *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  if (GTK_IS_WINDOW (root))
+    gtk_window_set_focus_visible (GTK_WINDOW (root), TRUE);
+}
+
 static gboolean
 on_key_pressed (TsLayoutView          *self,
                 guint                  keyval,
@@ -976,32 +988,34 @@ on_key_pressed (TsLayoutView          *self,
     case GDK_KEY_Left:
     case GDK_KEY_KP_Left:
       move_focus (self, -1);
-      return TRUE;
+      break;
     case GDK_KEY_Right:
     case GDK_KEY_KP_Right:
       move_focus (self, 1);
-      return TRUE;
+      break;
     case GDK_KEY_Home:
       move_focus (self, -(gint) self->nav->len);
-      return TRUE;
+      break;
     case GDK_KEY_End:
       move_focus (self, self->nav->len);
-      return TRUE;
+      break;
     case GDK_KEY_space:
       if (self->focus_band != TS_LAYOUT_NO_BAND)
         ts_layout_view_activate_band (self, self->focus_band);
-      return TRUE;
+      break;
     case GDK_KEY_Return:
     case GDK_KEY_KP_Enter:
       if (self->focus_band != TS_LAYOUT_NO_BAND)
         ts_layout_view_zoom_to_band (self, self->focus_band);
-      return TRUE;
+      break;
     case GDK_KEY_BackSpace:
       ts_layout_view_zoom_back (self);
-      return TRUE;
+      break;
     default:
       return FALSE;
     }
+  show_focus (self);
+  return TRUE;
 }
 
 /* ------------------------------------------------------------------------ */
