@@ -1071,6 +1071,9 @@ ts_audit_pane_init (TsAuditPane *self)
   self->pair_filter = gtk_custom_filter_new (pair_matches, self, NULL);
   self->pair_rows = gtk_filter_list_model_new (NULL, g_object_ref (GTK_FILTER (self->pair_filter)));
   build_columns (self);
+  ts_list_leave_on_tab (GTK_WIDGET (self->checks_view));
+  ts_list_leave_on_tab (GTK_WIDGET (self->pairs_view));
+  ts_list_leave_on_tab (GTK_WIDGET (self->sizes_view));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.export-html", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.export-json", FALSE);
 }

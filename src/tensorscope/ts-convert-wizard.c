@@ -265,6 +265,24 @@ target_exists (TsConvertWizard *self)
   return self->target != NULL && is_there (self->target);
 }
 
+/* Next goes insensitive while the plan is built and hides while the
+ * file is written, and GTK then leaves the focus nowhere: Enter did
+ * nothing on the next page, and a screen reader said nothing. The
+ * button that goes on takes the focus back; while writing, Stop. */
+static void
+keep_focus (TsConvertWizard *self)
+{
+  GtkWidget *next = GTK_WIDGET (self->next_button);
+  GtkWidget *stop = GTK_WIDGET (self->stop_button);
+
+  if (self->closing || gtk_root_get_focus (GTK_ROOT (self)) != NULL)
+    return;
+  if (gtk_widget_get_visible (next) && gtk_widget_is_sensitive (next))
+    gtk_widget_grab_focus (next);
+  else if (self->page == PAGE_CONVERT && gtk_widget_get_visible (stop) && gtk_widget_is_sensitive (stop))
+    gtk_widget_grab_focus (stop);
+}
+
 static void
 update_navigation (TsConvertWizard *self)
 {
@@ -315,6 +333,7 @@ update_navigation (TsConvertWizard *self)
                               g_dgettext (GETTEXT_PACKAGE, titles[self->page]));
   gtk_label_set_text (self->subtitle_label, subtitle);
   update_steps (self);
+  keep_focus (self);
 }
 
 static void
@@ -586,6 +605,7 @@ create_finding_row (const Finding *finding)
   gtk_label_set_wrap (GTK_LABEL (detail), TRUE);
   gtk_label_set_selectable (GTK_LABEL (detail), TRUE);
   gtk_widget_set_focusable (detail, FALSE);
+  gtk_widget_set_can_focus (detail, FALSE);
   gtk_widget_set_hexpand (detail, TRUE);
   gtk_box_append (GTK_BOX (box), icon);
   gtk_box_append (GTK_BOX (box), title);
@@ -913,7 +933,10 @@ build_type_list (TsConvertWizard *self)
     {
       TsOutType type = type_rows[i];
       GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-      GtkWidget *check = gtk_check_button_new ();
+      /* a radio button, named by the row's title and described by the rest */
+      GtkWidget *check = g_object_new (GTK_TYPE_CHECK_BUTTON,
+                                       "accessible-role", GTK_ACCESSIBLE_ROLE_RADIO,
+                                       NULL);
       GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
       GtkWidget *title = gtk_label_new (g_dgettext (GETTEXT_PACKAGE, rows[type].title));
       GtkWidget *description = gtk_label_new (g_dgettext (GETTEXT_PACKAGE, rows[type].description));
@@ -938,6 +961,15 @@ build_type_list (TsConvertWizard *self)
       gtk_box_append (GTK_BOX (row), size);
       gtk_widget_add_css_class (row, "option-row");
       gtk_list_box_append (self->type_list, row);
+      /* the list row (a focus stop of its own) says it too */
+      gtk_accessible_update_relation (GTK_ACCESSIBLE (check),
+                                      GTK_ACCESSIBLE_RELATION_LABELLED_BY, title, NULL,
+                                      GTK_ACCESSIBLE_RELATION_DESCRIBED_BY, description, size, NULL,
+                                      -1);
+      gtk_accessible_update_relation (GTK_ACCESSIBLE (gtk_widget_get_parent (row)),
+                                      GTK_ACCESSIBLE_RELATION_LABELLED_BY, title, NULL,
+                                      GTK_ACCESSIBLE_RELATION_DESCRIBED_BY, description, size, NULL,
+                                      -1);
 
       self->type_checks[type] = GTK_CHECK_BUTTON (check);
       self->size_labels[type] = GTK_LABEL (size);
@@ -2234,6 +2266,8 @@ ts_convert_wizard_init (TsConvertWizard *self)
   build_steps (self);
   build_type_list (self);
   build_plan_columns (self);
+  ts_list_leave_on_tab (GTK_WIDGET (self->plan_tensors_view));
+  ts_list_leave_on_tab (GTK_WIDGET (self->plan_metadata_view));
   g_signal_connect_object (self->type_list, "row-activated", G_CALLBACK (on_type_row_activated), self, 0);
   gtk_drawing_area_set_draw_func (self->layout_area, draw_layout, self, NULL);
 

@@ -151,3 +151,66 @@ ts_widget_has_dark_style (GtkWidget *widget)
 #endif
   return 0.2126 * fg.red + 0.7152 * fg.green + 0.0722 * fg.blue > 0.5;
 }
+
+/* TRUE once the focus is outside @view */
+static gboolean
+focus_left (GtkWidget *view)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (view));
+
+  return focus != NULL && focus != view && !gtk_widget_is_ancestor (focus, view);
+}
+
+static gboolean
+on_list_key_pressed (GtkEventControllerKey *key,
+                     guint                  keyval,
+                     guint                  keycode,
+                     GdkModifierType        state,
+                     gpointer               user_data)
+{
+  GtkWidget *view = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (key));
+  GtkDirectionType dir;
+  gboolean moved;
+
+  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return FALSE;
+  if (keyval == GDK_KEY_ISO_Left_Tab || ((keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab) &&
+                                         (state & GDK_SHIFT_MASK) != 0))
+    dir = GTK_DIR_TAB_BACKWARD;
+  else if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab)
+    dir = GTK_DIR_TAB_FORWARD;
+  else
+    return FALSE;
+
+  /* the next (or previous) widget that takes the focus, outside the list:
+   * the siblings after (before) it, then after its parent (the filter box
+   * comes before it), and so on up; past the end of the window, its first
+   * (last) widget */
+  for (GtkWidget *w = view; gtk_widget_get_parent (w) != NULL; w = gtk_widget_get_parent (w))
+    for (GtkWidget *sib = dir == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (w)
+                                                    : gtk_widget_get_prev_sibling (w);
+         sib != NULL;
+         sib = dir == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (sib)
+                                          : gtk_widget_get_prev_sibling (sib))
+      if (gtk_widget_child_focus (sib, dir) && focus_left (view))
+        return TRUE;
+  gtk_widget_set_can_focus (view, FALSE);
+  gtk_root_set_focus (gtk_widget_get_root (view), NULL);
+  moved = gtk_widget_child_focus (GTK_WIDGET (gtk_widget_get_root (view)), dir);
+  gtk_widget_set_can_focus (view, TRUE);
+  return moved;
+}
+
+void
+ts_list_leave_on_tab (GtkWidget *view)
+{
+  GtkEventController *key;
+
+  g_return_if_fail (GTK_IS_COLUMN_VIEW (view) || GTK_IS_LIST_VIEW (view));
+
+  key = gtk_event_controller_key_new ();
+  gtk_event_controller_set_name (key, "leave-on-tab");
+  gtk_event_controller_set_propagation_phase (key, GTK_PHASE_CAPTURE);
+  g_signal_connect (key, "key-pressed", G_CALLBACK (on_list_key_pressed), NULL);
+  gtk_widget_add_controller (view, key);
+}

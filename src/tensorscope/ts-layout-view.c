@@ -81,6 +81,8 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
+static void update_accessible (TsLayoutView *self);
+
 G_DEFINE_FINAL_TYPE (TsLayoutView, ts_layout_view, GTK_TYPE_WIDGET)
 
 GtkWidget *
@@ -274,6 +276,7 @@ apply_geometry (TsLayoutView    *self,
                 GeometryRequest *req)
 {
   double old_height = ts_layout_get_height (self->layout);
+  guint old_focus = self->focus_band;
 
   ts_layout_take_geometry (self->layout, req->layout);
   g_clear_pointer (&self->nav, g_array_unref);
@@ -294,6 +297,14 @@ apply_geometry (TsLayoutView    *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
   if (self->scroll_band != TS_LAYOUT_NO_BAND)
     scroll_to_band (self, self->scroll_band);
+
+  /* the view took the focus before it had bands (as the window opens on
+   * it): the first band has it now, as when the focus comes later */
+  if (self->focus_band == TS_LAYOUT_NO_BAND && self->nav->len > 0 &&
+      gtk_widget_has_focus (GTK_WIDGET (self)))
+    self->focus_band = g_array_index (self->nav, guint, 0);
+  if (self->focus_band != old_focus)
+    update_accessible (self);
 }
 
 static void
@@ -554,6 +565,7 @@ on_selection_changed (TsLayoutView *self)
   if (band != TS_LAYOUT_NO_BAND)
     {
       self->focus_band = band;
+      update_accessible (self);
       /* a selection made in the table must be seen: leave a zoom that hides
        * it (by bytes: the geometry may still be on its way) */
       if (!band_in_view_range (self, ts_layout_get_band (self->layout, band)))
@@ -567,13 +579,20 @@ on_selection_changed (TsLayoutView *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* A screen reader says the view's name ("Byte layout of …") and, as its
+ * description, the band with the keyboard focus; Orca reads a changed
+ * description of the focused widget, so moving between bands is heard.
+ * Called wherever the focused band changes. */
 static void
 update_accessible (TsLayoutView *self)
 {
   g_autofree char *description = NULL;
 
   if (self->layout == NULL || self->focus_band == TS_LAYOUT_NO_BAND)
-    return;
+    {
+      gtk_accessible_reset_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+      return;
+    }
 
   description = ts_layout_dup_band_description (self->layout,
                                                 ts_layout_get_band (self->layout, self->focus_band));
@@ -772,6 +791,7 @@ ts_layout_view_zoom_to_band (TsLayoutView *self,
                             band->offset > margin ? band->offset - margin : 0,
                             band->offset + band->length + margin);
   self->focus_band = band_id;
+  update_accessible (self);
   view_changed (self);
 }
 
@@ -941,6 +961,18 @@ move_focus (TsLayoutView *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* The view takes its keys before the window, whose own handler shows
+ * the focus on a key press: the window opens with the diagram focused,
+ * and the arrow keys moved a focus outline nobody could see. */
+static void
+show_focus (TsLayoutView *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  if (GTK_IS_WINDOW (root))
+    gtk_window_set_focus_visible (GTK_WINDOW (root), TRUE);
+}
+
 static gboolean
 on_key_pressed (TsLayoutView          *self,
                 guint                  keyval,
@@ -956,32 +988,34 @@ on_key_pressed (TsLayoutView          *self,
     case GDK_KEY_Left:
     case GDK_KEY_KP_Left:
       move_focus (self, -1);
-      return TRUE;
+      break;
     case GDK_KEY_Right:
     case GDK_KEY_KP_Right:
       move_focus (self, 1);
-      return TRUE;
+      break;
     case GDK_KEY_Home:
       move_focus (self, -(gint) self->nav->len);
-      return TRUE;
+      break;
     case GDK_KEY_End:
       move_focus (self, self->nav->len);
-      return TRUE;
+      break;
     case GDK_KEY_space:
       if (self->focus_band != TS_LAYOUT_NO_BAND)
         ts_layout_view_activate_band (self, self->focus_band);
-      return TRUE;
+      break;
     case GDK_KEY_Return:
     case GDK_KEY_KP_Enter:
       if (self->focus_band != TS_LAYOUT_NO_BAND)
         ts_layout_view_zoom_to_band (self, self->focus_band);
-      return TRUE;
+      break;
     case GDK_KEY_BackSpace:
       ts_layout_view_zoom_back (self);
-      return TRUE;
+      break;
     default:
       return FALSE;
     }
+  show_focus (self);
+  return TRUE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1016,6 +1050,7 @@ ts_layout_view_set_layout (TsLayoutView *self,
   g_array_set_size (self->history, 0);
   self->selected_band = self->hover_band = self->focus_band = TS_LAYOUT_NO_BAND;
   self->scroll_band = TS_LAYOUT_NO_BAND;
+  update_accessible (self);
   if (layout != NULL)
     {
       ts_layout_set_dark (layout, ts_widget_has_dark_style (GTK_WIDGET (self)));

@@ -814,4 +814,7 @@ ts_metadata_view_init (TsMetadataView *self)
   g_signal_connect (item_factory, "bind", G_CALLBACK (bind_item), self);
   gtk_list_view_set_factory (self->item_list, item_factory);
   self->found_index = G_MAXUINT64;
+  /* the keys, and the 500 items of a page: Tab goes on to the detail */
+  ts_list_leave_on_tab (GTK_WIDGET (self->column_view));
+  ts_list_leave_on_tab (GTK_WIDGET (self->item_list));
 }

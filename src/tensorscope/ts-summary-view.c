@@ -55,8 +55,11 @@ add_row (TsSummaryView *self,
   gtk_widget_add_css_class (title_label, "dim-label");
   gtk_label_set_xalign (GTK_LABEL (value_label), 0);
   gtk_label_set_selectable (GTK_LABEL (value_label), TRUE);
-  /* selectable with the mouse; as a focus stop it would start fully selected */
+  /* selectable with the mouse; as a focus stop it would start fully
+   * selected. Nor a stop for Tab: GTK 4.8's selectable label claims a
+   * Tab it cannot take, and the focus stuck on the view switcher. */
   gtk_widget_set_focusable (value_label, FALSE);
+  gtk_widget_set_can_focus (value_label, FALSE);
   gtk_label_set_wrap (GTK_LABEL (value_label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (value_label), PANGO_WRAP_WORD_CHAR);
   gtk_widget_add_css_class (value_label, "numeric");

@@ -674,59 +674,6 @@ ts_tensor_table_class_init (TsTensorTableClass *klass)
   gtk_widget_class_set_css_name (widget_class, "tensortable");
 }
 
-/* TRUE once the focus is outside @view (a selectable label that takes no
- * focus still says it did) */
-static gboolean
-focus_left (GtkWidget *view)
-{
-  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (view));
-
-  return focus != NULL && focus != view && !gtk_widget_is_ancestor (focus, view);
-}
-
-/* GTK 4.8's list views take Tab from row to row: leaving a table of 50,000
- * tensors took 50,000 presses. Tab and Shift+Tab leave the table, as they
- * leave any other widget; the arrow keys still move between rows. */
-static gboolean
-on_table_key_pressed (TsTensorTable         *self,
-                      guint                  keyval,
-                      guint                  keycode,
-                      GdkModifierType        state,
-                      GtkEventControllerKey *key)
-{
-  GtkWidget *view = GTK_WIDGET (self->column_view);
-  GtkDirectionType dir;
-  gboolean moved;
-
-  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
-    return FALSE;
-  if (keyval == GDK_KEY_ISO_Left_Tab || ((keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab) &&
-                                         (state & GDK_SHIFT_MASK) != 0))
-    dir = GTK_DIR_TAB_BACKWARD;
-  else if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab)
-    dir = GTK_DIR_TAB_FORWARD;
-  else
-    return FALSE;
-
-  /* the next (or previous) widget that takes the focus, outside the list:
-   * the siblings after (before) it, then after its parent (the filter box
-   * comes before it), and so on up; past the end of the window, its first
-   * (last) widget */
-  for (GtkWidget *w = view; gtk_widget_get_parent (w) != NULL; w = gtk_widget_get_parent (w))
-    for (GtkWidget *sib = dir == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (w)
-                                                    : gtk_widget_get_prev_sibling (w);
-         sib != NULL;
-         sib = dir == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (sib)
-                                          : gtk_widget_get_prev_sibling (sib))
-      if (gtk_widget_child_focus (sib, dir) && focus_left (view))
-        return TRUE;
-  gtk_widget_set_can_focus (view, FALSE);
-  gtk_root_set_focus (gtk_widget_get_root (view), NULL);
-  moved = gtk_widget_child_focus (GTK_WIDGET (gtk_widget_get_root (view)), dir);
-  gtk_widget_set_can_focus (view, TRUE);
-  return moved;
-}
-
 static void
 ts_tensor_table_init (TsTensorTable *self)
 {
@@ -779,12 +726,5 @@ ts_tensor_table_init (TsTensorTable *self)
     g_signal_connect_object (self->search_entry, "activate", G_CALLBACK (on_search_activate), self,
                              G_CONNECT_SWAPPED);
   }
-  {
-    GtkEventController *key = gtk_event_controller_key_new ();
-
-    gtk_event_controller_set_name (key, "leave-on-tab");
-    gtk_event_controller_set_propagation_phase (key, GTK_PHASE_CAPTURE);
-    g_signal_connect_object (key, "key-pressed", G_CALLBACK (on_table_key_pressed), self, G_CONNECT_SWAPPED);
-    gtk_widget_add_controller (GTK_WIDGET (self->column_view), key);
-  }
+  ts_list_leave_on_tab (GTK_WIDGET (self->column_view));
 }

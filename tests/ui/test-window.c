@@ -768,7 +768,7 @@ find_controller (GtkWidget  *widget,
 }
 
 /* one Tab leaves the tensor table, however many rows it has (GTK 4.8 moved
- * row by row) */
+ * row by row); as it leaves the other lists */
 static void
 test_tab_leaves_table (void)
 {
@@ -804,6 +804,137 @@ test_tab_leaves_table (void)
   gtk_widget_grab_focus (view);
   g_signal_emit_by_name (key, "key-pressed", GDK_KEY_Down, 0, 0, &handled);
   g_assert_false (handled);
+
+  /* and so do the metadata keys, and the items of an array (500 a page) */
+  {
+    TsMetadataView *metadata = ts_window_get_metadata_view (window);
+    GtkWidget *paned = ts_test_find_descendant (GTK_WIDGET (metadata), GTK_TYPE_PANED);
+
+    ts_window_show_view (window, "metadata");
+    g_assert_true (ts_metadata_view_select_key (metadata, "tokenizer.ggml.tokens"));
+    ts_test_run_for (300);
+    ts_test_assert_tab_leaves (ts_test_find_descendant (gtk_paned_get_start_child (GTK_PANED (paned)),
+                                                        GTK_TYPE_COLUMN_VIEW));
+    ts_test_assert_tab_leaves (ts_test_find_descendant (gtk_paned_get_end_child (GTK_PANED (paned)),
+                                                        GTK_TYPE_LIST_VIEW));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Tab and Shift+Tab always move on, on every view: a selectable label
+ * that takes no focus (GTK 4.8) said it took it, and the focus stayed
+ * where it was, for good */
+static void
+test_tab_moves (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsMetadataView *metadata = ts_window_get_metadata_view (window);
+
+  ts_window_show_view (window, "summary");
+  ts_test_run_for (300);
+  gtk_widget_grab_focus (GTK_WIDGET (ts_window_get_layout_view (window)));
+  ts_test_assert_tab_moves (GTK_WINDOW (window), 12);
+
+  /* the key's heading in the detail pane is selectable */
+  ts_window_show_view (window, "metadata");
+  g_assert_true (ts_metadata_view_select_key (metadata, "tokenizer.chat_template"));
+  ts_test_run_for (300);
+  gtk_widget_grab_focus (GTK_WIDGET (ts_window_get_layout_view (window)));
+  ts_test_assert_tab_moves (GTK_WINDOW (window), 12);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* every control has a name a screen reader can say, on every page of the
+ * window (those hidden too) and in the export dialog */
+static void
+test_accessible_names (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayout *layout = ts_layout_view_get_layout (ts_window_get_layout_view (window));
+  TsExportDialog *dialog = ts_export_dialog_new (GTK_WINDOW (window), layout, NULL);
+
+  /* the title bars are the windows' children too */
+  ts_test_assert_named (GTK_WIDGET (window));
+  gtk_window_present (GTK_WINDOW (dialog));
+  ts_test_assert_named (GTK_WIDGET (dialog));
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* what a screen reader says of the diagram: the band with the keyboard
+ * focus, as its description */
+static void
+assert_describes_focus_band (TsLayoutView *view)
+{
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  guint band = ts_layout_view_get_focus_band (view);
+  g_autofree char *expected = NULL;
+
+  gtk_test_accessible_assert_role (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_ROLE_IMG);
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                       "Byte layout of tiny-llama.gguf");
+  g_assert_true (gtk_test_accessible_has_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION));
+  g_assert_cmpuint (band, !=, TS_LAYOUT_NO_BAND);
+  expected = ts_layout_dup_band_description (layout, ts_layout_get_band (layout, band));
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, expected);
+}
+
+static void
+test_layout_announces (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (gguf_path);
+  TsWindow *window = ts_window_new (app);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsTensorTable *table = ts_window_get_tensor_table (window);
+  GtkSelectionModel *selection = ts_tensor_table_get_selection (table);
+  GtkEventController *key = NULL;
+  g_autoptr(TsTensor) tensor = NULL;
+  guint first;
+  gboolean handled = FALSE;
+
+  /* the window opens on the diagram, which has the focus before it has
+   * bands: once they come, the first has the focus and is described */
+  gtk_window_present (GTK_WINDOW (window));
+  ts_window_open (window, file);
+  wait_for_page (window, "model");
+  ts_test_wait_until (layout_drawn, view, 20, "the layout");
+  ts_test_run_for (200);
+  g_assert_true (gtk_widget_has_focus (GTK_WIDGET (view)));
+  assert_describes_focus_band (view);
+  first = ts_layout_view_get_focus_band (view);
+
+  /* Right: the next band, described */
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers) && key == NULL; i++)
+      {
+        g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_EVENT_CONTROLLER_KEY (c))
+          key = c;
+      }
+  }
+  g_assert_nonnull (key);
+  gtk_window_set_focus_visible (GTK_WINDOW (window), FALSE);
+  g_signal_emit_by_name (key, "key-pressed", GDK_KEY_Right, 0, 0, &handled);
+  g_assert_true (handled);
+  g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, first);
+  assert_describes_focus_band (view);
+  /* and outlined: the view takes the arrow keys before the window, which
+   * would have shown the focus on them */
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (window)));
+  save_screenshot (GTK_WIDGET (view), "layout-keyboard-focus.png");
+
+  /* a row chosen in the table: its band has the focus, and is described */
+  gtk_selection_model_select_item (selection, 5, TRUE);
+  tensor = g_list_model_get_item (G_LIST_MODEL (selection), 5);
+  g_assert_cmpuint (ts_layout_view_get_focus_band (view), ==,
+                    ts_layout_find_tensor (ts_layout_view_get_layout (view), tensor));
+  assert_describes_focus_band (view);
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -1218,6 +1349,7 @@ check_error_page (const char *path,
       gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);
       g_assert_false (GTK_IS_LABEL (gtk_root_get_focus (GTK_ROOT (window))));
     }
+  ts_test_assert_tab_moves (GTK_WINDOW (window), 8);
   gtk_widget_grab_focus (GTK_WIDGET (window));
   if (screenshot != NULL)
     save_screenshot (GTK_WIDGET (window), screenshot);
@@ -1630,6 +1762,9 @@ main (int   argc,
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/dark-style", test_dark_style);
   g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
+  g_test_add_func ("/window/tab-moves", test_tab_moves);
+  g_test_add_func ("/window/accessible-names", test_accessible_names);
+  g_test_add_func ("/window/layout-announces", test_layout_announces);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/show-export", test_show_export);

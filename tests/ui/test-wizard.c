@@ -62,6 +62,47 @@ open_wizard (const char *dir)
   return wizard;
 }
 
+/* every table and list of @widget lets one Tab leave it (GTK 4.8's went
+ * from row to row); those shown are tried */
+static void
+assert_lists_leave_on_tab (GtkWidget *widget)
+{
+  if (GTK_IS_COLUMN_VIEW (widget) || GTK_IS_LIST_VIEW (widget))
+    {
+      g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+      gboolean found = FALSE;
+
+      for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+        {
+          g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+          found |= g_strcmp0 (gtk_event_controller_get_name (c), "leave-on-tab") == 0;
+        }
+      g_assert_true (found);
+      if (gtk_widget_is_drawable (widget))
+        ts_test_assert_tab_leaves (widget);
+      return;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    assert_lists_leave_on_tab (c);
+}
+
+/* the focus is on a button shown, labelled @label (or on any widget
+ * shown, for NULL) */
+static void
+assert_focus_on_button (TsConvertWizard *wizard,
+                        const char      *label)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (wizard));
+
+  g_assert_nonnull (focus);
+  g_assert_true (gtk_widget_is_drawable (focus));
+  if (label == NULL)
+    return;
+  g_assert_true (GTK_IS_BUTTON (focus));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (focus)), ==, label);
+}
+
 static void
 write_sample (const char            *dir,
               const TsSampleOptions *options)
@@ -357,6 +398,9 @@ test_wizard_end_to_end (void)
   ts_convert_wizard_go_next (wizard);
   ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  /* Next was insensitive while the plan was built, which left the focus
+   * nowhere: it is back on the button that goes on, so Enter converts */
+  assert_focus_on_button (wizard, "_Convert");
   plan = ts_convert_wizard_get_plan (wizard);
   g_assert_nonnull (plan);
   g_assert_cmpint (ts_conversion_plan_get_outtype (plan), ==, TS_OUTTYPE_BF16);
@@ -365,12 +409,17 @@ test_wizard_end_to_end (void)
   g_assert_true (g_str_has_suffix (target_path, "-BF16.gguf"));
   g_assert_false (g_file_test (target_path, G_FILE_TEST_EXISTS));
   save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview.png");
+  assert_lists_leave_on_tab (GTK_WIDGET (wizard));
   assert_fits_half_screen (GTK_WIDGET (wizard));
 
   /* 4. Convert, then 5. Verify: the audit runs by itself */
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
+  /* Convert hides while it writes: the page's own button has the focus */
+  assert_focus_on_button (wizard, "_Stop Conversion");
   ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
+  ts_test_run_for (300);
+  assert_focus_on_button (wizard, NULL);
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
   g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "result");
   assert_fits_half_screen (GTK_WIDGET (wizard));
@@ -385,6 +434,16 @@ test_wizard_end_to_end (void)
     gtk_window_set_default_size (GTK_WINDOW (wizard), w, h);
     ts_test_run_for (200);
   }
+  /* every control of every page has a name for a screen reader: the
+   * output types, the target field, the diagram, the progress bars */
+  ts_test_assert_named (GTK_WIDGET (wizard));
+  /* one Tab leaves each of the audit's tables, as the preview's */
+  ts_audit_pane_show_view (ts_convert_wizard_get_audit_pane (wizard), "checks");
+  ts_test_run_for (300);
+  assert_lists_leave_on_tab (GTK_WIDGET (wizard));
+  /* Tab goes round the page: the audit's selectable subtitle held it */
+  gtk_widget_grab_focus (ts_test_find_button (GTK_WIDGET (wizard), "_Open Output"));
+  ts_test_assert_tab_moves (GTK_WINDOW (wizard), 10);
   g_assert_true (g_file_test (target_path, G_FILE_TEST_IS_REGULAR));
   g_assert_cmpint (g_stat (target_path, &st), ==, 0);
   g_assert_cmpuint (ts_conversion_plan_get_predicted_size (plan), ==, (guint64) st.st_size);
@@ -999,6 +1058,8 @@ test_audit_corrupted (void)
   ts_audit_window_start (window);
   ts_test_wait_until (audit_finished, window, 60, "the audit");
   g_assert_cmpstr (ts_audit_window_get_page (window), ==, "result");
+  /* the back button (an icon), the progress bar, the audit's tables */
+  ts_test_assert_named (GTK_WIDGET (window));
 
   pane = ts_audit_window_get_pane (window);
   g_assert_false (ts_audit_report_get_passed (ts_audit_pane_get_report (pane)));

@@ -207,6 +207,140 @@ ts_test_find_label (GtkWidget  *widget,
   return find_widget (widget, is_label_with, text, TRUE);
 }
 
+static char *
+describe_widget (GtkWidget *widget)
+{
+  if (widget == NULL)
+    return g_strdup ("nothing");
+  if (GTK_IS_BUTTON (widget) && gtk_button_get_label (GTK_BUTTON (widget)) != NULL)
+    return g_strdup_printf ("%s \"%s\"", G_OBJECT_TYPE_NAME (widget), gtk_button_get_label (GTK_BUTTON (widget)));
+  if (GTK_IS_LABEL (widget))
+    return g_strdup_printf ("%s \"%s\"", G_OBJECT_TYPE_NAME (widget), gtk_label_get_text (GTK_LABEL (widget)));
+  return g_strdup (G_OBJECT_TYPE_NAME (widget));
+}
+
+void
+ts_test_assert_tab_moves (GtkWindow *window,
+                          guint      n)
+{
+  static const GtkDirectionType directions[] = { GTK_DIR_TAB_FORWARD, GTK_DIR_TAB_BACKWARD };
+
+  for (guint d = 0; d < G_N_ELEMENTS (directions); d++)
+    for (guint i = 0; i < n; i++)
+      {
+        GtkWidget *before = gtk_root_get_focus (GTK_ROOT (window));
+        GtkWidget *after;
+
+        gtk_widget_child_focus (GTK_WIDGET (window), directions[d]);
+        after = gtk_root_get_focus (GTK_ROOT (window));
+        if (after == NULL || after == before)
+          {
+            g_autofree char *what = describe_widget (before);
+
+            g_error ("%s press %u left the focus on %s", d == 0 ? "Tab" : "Shift+Tab", i + 1, what);
+          }
+      }
+}
+
+static gboolean
+send_key (GtkWidget       *view,
+          guint            keyval,
+          GdkModifierType  state)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (view);
+  gboolean handled = FALSE;
+
+  /* what the key controller on the list gets (in the capture phase) of a
+   * key pressed in one of its rows */
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (c) && !handled)
+        g_signal_emit_by_name (c, "key-pressed", keyval, 0, state, &handled);
+    }
+  return handled;
+}
+
+static gboolean
+focus_is_in (GtkWidget *view)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (view));
+
+  return focus != NULL && (focus == view || gtk_widget_is_ancestor (focus, view));
+}
+
+void
+ts_test_assert_tab_leaves (GtkWidget *view)
+{
+  static const struct { guint keyval; GdkModifierType state; } tabs[] = {
+    { GDK_KEY_Tab, 0 }, { GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (tabs); i++)
+    {
+      g_assert_true (gtk_widget_grab_focus (view));
+      g_assert_true (focus_is_in (view));
+      g_assert_true (send_key (view, tabs[i].keyval, tabs[i].state));
+      g_assert_nonnull (gtk_root_get_focus (gtk_widget_get_root (view)));
+      g_assert_false (focus_is_in (view));
+    }
+  gtk_widget_grab_focus (view);
+  g_assert_false (send_key (view, GDK_KEY_Down, 0));
+}
+
+/* what a screen reader names: GTK's own parts of these are named by them */
+static gboolean
+is_control (GtkWidget *widget)
+{
+  return GTK_IS_BUTTON (widget) || GTK_IS_MENU_BUTTON (widget) || GTK_IS_CHECK_BUTTON (widget) ||
+         GTK_IS_ENTRY (widget) || GTK_IS_SEARCH_ENTRY (widget) || GTK_IS_SPIN_BUTTON (widget) ||
+         GTK_IS_DROP_DOWN (widget) || GTK_IS_PROGRESS_BAR (widget) || GTK_IS_DRAWING_AREA (widget) ||
+         GTK_IS_TEXT_VIEW (widget) || GTK_IS_COLUMN_VIEW (widget) || GTK_IS_LIST_VIEW (widget) ||
+         (gtk_widget_get_focusable (widget) && !g_str_has_prefix (G_OBJECT_TYPE_NAME (widget), "Gtk"));
+}
+
+static gboolean
+is_compound (GtkWidget *widget)
+{
+  return GTK_IS_MENU_BUTTON (widget) || GTK_IS_DROP_DOWN (widget) || GTK_IS_SPIN_BUTTON (widget) ||
+         GTK_IS_ENTRY (widget) || GTK_IS_SEARCH_ENTRY (widget) || GTK_IS_COLUMN_VIEW (widget) ||
+         GTK_IS_LIST_VIEW (widget) || GTK_IS_WINDOW_CONTROLS (widget) || GTK_IS_POPOVER (widget);
+}
+
+/* a label of its own, or one it is labelled by; a button is labelled by
+ * its child, which for an icon is a nameless image: it needs a label (a
+ * menu button with a text has its button named by that) */
+static gboolean
+is_named (GtkWidget *widget)
+{
+  GtkAccessible *accessible = GTK_ACCESSIBLE (widget);
+
+  if (gtk_test_accessible_has_property (accessible, GTK_ACCESSIBLE_PROPERTY_LABEL))
+    return TRUE;
+  if (GTK_IS_MENU_BUTTON (widget))
+    return gtk_menu_button_get_label (GTK_MENU_BUTTON (widget)) != NULL;
+  return !GTK_IS_BUTTON (widget) && !GTK_IS_MENU_BUTTON (widget) &&
+         gtk_test_accessible_has_relation (accessible, GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+}
+
+void
+ts_test_assert_named (GtkWidget *widget)
+{
+  if (is_control (widget) && !is_named (widget))
+    {
+      const char *tooltip = gtk_widget_get_tooltip_text (widget);
+      GtkWidget *parent = gtk_widget_get_parent (widget);
+
+      g_error ("a %s (in a %s; tooltip \"%s\") has no accessible name", G_OBJECT_TYPE_NAME (widget),
+               parent != NULL ? G_OBJECT_TYPE_NAME (parent) : "nothing", tooltip != NULL ? tooltip : "");
+    }
+  if (is_compound (widget))
+    return;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    ts_test_assert_named (c);
+}
+
 GtkWindow *
 ts_test_find_toplevel (GType type)
 {

@@ -50,6 +50,25 @@ GtkWidget *ts_test_find_button     (GtkWidget  *widget,
 /* the first visible label under @widget whose text holds @text, or NULL */
 GtkWidget *ts_test_find_label      (GtkWidget  *widget,
                                     const char *text);
+/* Presses Tab @n times from where @window's focus is (as the window's
+ * Tab binding does), then Shift+Tab @n times, failing when a press
+ * leaves the focus where it was: a keyboard trap */
+void ts_test_assert_tab_moves      (GtkWindow  *window,
+                                    guint       n);
+
+/* One Tab (and one Shift+Tab) from inside the list @view (a column or
+ * list view, with rows) takes the focus out of it, however many rows it
+ * has; the arrow keys stay the list's own */
+void ts_test_assert_tab_leaves     (GtkWidget  *view);
+
+/* Every control under @widget, shown or not, has an accessible name of
+ * its own (a label, or a label it is labelled by): buttons and menu
+ * buttons (icon-only ones too), check buttons, text fields, spin buttons,
+ * drop-downs, progress bars, drawing areas, text views, lists and
+ * tables, and the app's own focusable widgets. Fails naming the first
+ * that has none (GTK 4.8 gives those their type's name, "GtkImage"). */
+void ts_test_assert_named          (GtkWidget  *widget);
+
 /* the visible toplevel of @type (a class or an interface), if any */
 GtkWindow *ts_test_find_toplevel   (GType       type);
 
