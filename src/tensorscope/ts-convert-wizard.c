@@ -321,6 +321,9 @@ update_navigation (TsConvertWizard *self)
       gtk_widget_remove_css_class (GTK_WIDGET (self->next_button), "destructive-action");
       gtk_widget_add_css_class (GTK_WIDGET (self->next_button), "suggested-action");
     }
+  /* Enter in a text field goes on, as the button does; never to replace
+   * a file, which takes a click or the button's own key */
+  gtk_window_set_default_widget (GTK_WINDOW (self), replaces ? NULL : GTK_WIDGET (self->next_button));
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), self->page != PAGE_VERIFY);
   /* while it converts there is nothing to go on to: Stop is on the page */
   gtk_widget_set_visible (GTK_WIDGET (self->next_button),
@@ -340,6 +343,14 @@ static void
 show_page (TsConvertWizard *self,
            Page             page)
 {
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *left = gtk_stack_get_visible_child (self->stack);
+
+  /* a field on the page left behind (Enter in it went on) would hand the
+   * focus to whatever GTK finds first on the new page: the button that
+   * goes on takes it, as it does after a click */
+  if (page != self->page && focus != NULL && left != NULL && gtk_widget_is_ancestor (focus, left))
+    gtk_root_set_focus (GTK_ROOT (self), NULL);
   self->page = page;
   gtk_stack_set_visible_child_name (self->stack, page_names[page]);
   update_navigation (self);

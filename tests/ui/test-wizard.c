@@ -236,6 +236,30 @@ export_report (TsAuditPane *pane,
   g_assert_true (wait.ok);
 }
 
+static gboolean
+on_preview_page (gpointer data)
+{
+  return g_strcmp0 (ts_convert_wizard_get_page (data), "preview") == 0;
+}
+
+static GtkWidget *
+find_entry_with_text (GtkWidget  *root,
+                      const char *text)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_ENTRY (child) &&
+          g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (child)), text) == 0)
+        return child;
+      if ((found = find_entry_with_text (child, text)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* Exports @path with files limited to 512 bytes (RLIMIT_FSIZE: a write
  * past it fails with EFBIG, as on a full disk): the export must fail and
  * leave @path as it was (absent, or holding @before), and no temporary
@@ -394,8 +418,18 @@ test_wizard_end_to_end (void)
   ts_convert_wizard_set_naming (wizard, "license", "apache-2.0");
   save_screenshot (GTK_WIDGET (wizard), "wizard-2-options.png");
 
-  /* 3. Preview: the plan, with the edit applied */
-  ts_convert_wizard_go_next (wizard);
+  /* 3. Preview: the plan, with the edit applied; Enter in the field just
+   * edited goes on, as Next does */
+  {
+    GtkWidget *entry = find_entry_with_text (GTK_WIDGET (wizard), "apache-2.0");
+
+    g_assert_nonnull (entry);
+    gtk_widget_grab_focus (entry);
+    /* what Enter does: its key binding emits the text widget's activate */
+    g_signal_emit_by_name (gtk_editable_get_delegate (GTK_EDITABLE (entry)), "activate");
+    /* a button activated by a key is shown pressed, then clicked */
+    ts_test_wait_until (on_preview_page, wizard, 5, "Enter in the license field");
+  }
   ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   /* Next was insensitive while the plan was built, which left the focus
@@ -812,6 +846,8 @@ test_wizard_target_checks (void)
     g_assert_true (gtk_widget_get_visible (replace));
     g_assert_true (gtk_widget_has_css_class (replace, "destructive-action"));
     g_assert_null (ts_test_find_button (GTK_WIDGET (wizard), "_Convert"));
+    /* Enter in a field never replaces a file */
+    g_assert_null (gtk_window_get_default_widget (GTK_WINDOW (wizard)));
     save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview-replace.png");
   }
   /* in a short window the diagram gives way: the tables keep 55 % */
