@@ -179,7 +179,7 @@ def main():
               "convert --dry-run --json keeps the folder's name in the C locale",
               repr(sorted(set(strings(doc))))[:300])
     out_gguf = os.path.join(work, "Lama-modèle.gguf")
-    rc, out, err = run([cli, "convert", ck, "-o", out_gguf])
+    rc, out, err = run([cli, "convert", ck, "-o", out_gguf, "--force"])
     check(rc == 0, "convert Lama-modèle exits 0", repr(err[-300:]))
     doc = json_in_c_locale([cli, "audit", "--json", ck, out_gguf], "audit --json")
     if doc is not None:

@@ -895,31 +895,18 @@ build_side (JsonBuilder *b,
 }
 
 static void
-build_check (JsonBuilder  *b,
-             TsAuditCheck *check)
+build_check (JsonBuilder *b,
+             gpointer     item,
+             guint        position,
+             gpointer     user_data)
 {
+  TsAuditCheck *check = item;
+
   json_builder_begin_object (b);
   add_string (b, "name", check->name);
   add_string (b, "status", ts_audit_status_to_nick (check->status));
   add_string (b, "detail", check->detail);
   json_builder_end_object (b);
-}
-
-static void
-build_checks (JsonBuilder   *b,
-              TsAuditReport *self)
-{
-  GListModel *model = G_LIST_MODEL (self->checks);
-
-  json_builder_set_member_name (b, "checks");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
-    {
-      g_autoptr(TsAuditCheck) check = g_list_model_get_item (model, i);
-
-      build_check (b, check);
-    }
-  json_builder_end_array (b);
 }
 
 static char *
@@ -962,8 +949,12 @@ build_first_mismatch (JsonBuilder *b,
 
 static void
 build_pair (JsonBuilder *b,
-            TsAuditPair *pair)
+            gpointer     item,
+            guint        position,
+            gpointer     user_data)
 {
+  TsAuditPair *pair = item;
+
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "source");
   json_builder_begin_array (b);
@@ -985,23 +976,6 @@ build_pair (JsonBuilder *b,
   add_double (b, "max_abs_error", pair->max_abs_error);
   add_double (b, "max_rel_error", pair->max_rel_error);
   json_builder_end_object (b);
-}
-
-static void
-build_pairs (JsonBuilder   *b,
-             TsAuditReport *self)
-{
-  GListModel *model = G_LIST_MODEL (self->pairs);
-
-  json_builder_set_member_name (b, "tensors");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
-    {
-      g_autoptr(TsAuditPair) pair = g_list_model_get_item (model, i);
-
-      build_pair (b, pair);
-    }
-  json_builder_end_array (b);
 }
 
 static void
@@ -1102,8 +1076,8 @@ ts_audit_report_to_json (TsAuditReport *self)
 
   json_builder_begin_object (b);
   build_head (b, self);
-  build_checks (b, self);
-  build_pairs (b, self);
+  ts_report_build_list (b, "checks", G_LIST_MODEL (self->checks), build_check, NULL);
+  ts_report_build_list (b, "tensors", G_LIST_MODEL (self->pairs), build_pair, NULL);
   build_size (b, self);
   json_builder_end_object (b);
   return json_builder_get_root (b);
@@ -1130,8 +1104,6 @@ ts_audit_report_write_json (TsAuditReport  *self,
 {
   g_autoptr(TsReportWriter) w = NULL;
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) head = NULL;
-  g_autoptr(JsonNode) tail = NULL;
 
   g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), FALSE);
   g_return_val_if_fail (G_IS_OUTPUT_STREAM (stream), FALSE);
@@ -1142,35 +1114,13 @@ ts_audit_report_write_json (TsAuditReport  *self,
   json_builder_begin_object (b);
   build_head (b, self);
   json_builder_end_object (b);
-  head = json_builder_get_root (b);
-  ts_report_writer_add_members (w, json_node_get_object (head));
-  json_builder_reset (b);
-
-  ts_report_writer_begin_array (w, "checks");
-  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->checks)); i++)
-    {
-      g_autoptr(TsAuditCheck) check = g_list_model_get_item (G_LIST_MODEL (self->checks), i);
-
-      build_check (b, check);
-      ts_report_writer_add_built (w, NULL, b);
-    }
-  ts_report_writer_end_array (w);
-
-  ts_report_writer_begin_array (w, "tensors");
-  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->pairs)); i++)
-    {
-      g_autoptr(TsAuditPair) pair = g_list_model_get_item (G_LIST_MODEL (self->pairs), i);
-
-      build_pair (b, pair);
-      ts_report_writer_add_built (w, NULL, b);
-    }
-  ts_report_writer_end_array (w);
-
+  ts_report_writer_add_built_members (w, b);
+  ts_report_writer_add_list (w, "checks", G_LIST_MODEL (self->checks), b, build_check, NULL);
+  ts_report_writer_add_list (w, "tensors", G_LIST_MODEL (self->pairs), b, build_pair, NULL);
   json_builder_begin_object (b);
   build_size (b, self);
   json_builder_end_object (b);
-  tail = json_builder_get_root (b);
-  ts_report_writer_add_members (w, json_node_get_object (tail));
+  ts_report_writer_add_built_members (w, b);
   ts_report_writer_end_object (w);
   return ts_report_writer_finish (w, error);
 }

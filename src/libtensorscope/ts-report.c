@@ -119,7 +119,9 @@ add_string_member (JsonBuilder *b,
 
 static void
 add_part (JsonBuilder *b,
-          gpointer     item)
+          gpointer     item,
+          guint        position,
+          gpointer     user_data)
 {
   TsFilePart *part = item;
   g_autofree char *path = g_file_get_path (ts_file_part_get_file (part));
@@ -148,7 +150,9 @@ add_part (JsonBuilder *b,
 
 static void
 add_tensor (JsonBuilder *b,
-            gpointer     item)
+            gpointer     item,
+            guint        position,
+            gpointer     user_data)
 {
   TsTensor *t = item;
   const guint64 *shape = ts_tensor_get_shape (t);
@@ -172,7 +176,9 @@ add_tensor (JsonBuilder *b,
 
 static void
 add_metadata_entry (JsonBuilder *b,
-                    gpointer     item)
+                    gpointer     item,
+                    guint        position,
+                    gpointer     user_data)
 {
   TsMetadataEntry *e = item;
 
@@ -184,16 +190,13 @@ add_metadata_entry (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
-typedef void (*AddItemFunc) (JsonBuilder *b,
-                             gpointer     item);
-
 /* The report's arrays of model objects, in the order of the report: the
  * tree and the streaming writer both follow this table. */
 static const struct
 {
   const char  *name;
   GListModel *(*get_list) (TsModelFile *model);
-  AddItemFunc  add_item;
+  TsReportBuildFunc add_item;
 } report_lists[] = {
   { "parts", ts_model_file_get_parts, add_part },
   { "metadata", ts_model_file_get_metadata, add_metadata_entry },
@@ -234,19 +237,8 @@ ts_report_inspect (TsModelFile *model)
   json_builder_begin_object (b);
   add_summary (b, model);
   for (guint l = 0; l < G_N_ELEMENTS (report_lists); l++)
-    {
-      GListModel *list = report_lists[l].get_list (model);
-
-      json_builder_set_member_name (b, report_lists[l].name);
-      json_builder_begin_array (b);
-      for (guint i = 0; i < g_list_model_get_n_items (list); i++)
-        {
-          g_autoptr(GObject) item = g_list_model_get_item (list, i);
-
-          report_lists[l].add_item (b, item);
-        }
-      json_builder_end_array (b);
-    }
+    ts_report_build_list (b, report_lists[l].name, report_lists[l].get_list (model),
+                          report_lists[l].add_item, NULL);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);
   for (guint i = 0; warnings[i] != NULL; i++)
@@ -541,6 +533,61 @@ ts_report_writer_add_members (TsReportWriter *self,
     ts_report_writer_add (self, l->data, json_object_get_member (object, l->data));
 }
 
+void
+ts_report_writer_add_built_members (TsReportWriter *self,
+                                    JsonBuilder    *builder)
+{
+  g_autoptr(JsonNode) object = NULL;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (JSON_IS_BUILDER (builder));
+
+  object = json_builder_get_root (builder);
+  g_return_if_fail (object != NULL && JSON_NODE_HOLDS_OBJECT (object));
+
+  ts_report_writer_add_members (self, json_node_get_object (object));
+  json_builder_reset (builder);
+}
+
+void
+ts_report_build_list (JsonBuilder       *builder,
+                      const char        *member,
+                      GListModel        *list,
+                      TsReportBuildFunc  build,
+                      gpointer           user_data)
+{
+  json_builder_set_member_name (builder, member);
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (list, i);
+
+      build (builder, item, i, user_data);
+    }
+  json_builder_end_array (builder);
+}
+
+void
+ts_report_writer_add_list (TsReportWriter    *self,
+                           const char        *member,
+                           GListModel        *list,
+                           JsonBuilder       *builder,
+                           TsReportBuildFunc  build,
+                           gpointer           user_data)
+{
+  g_return_if_fail (self != NULL);
+
+  ts_report_writer_begin_array (self, member);
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (list, i);
+
+      build (builder, item, i, user_data);
+      ts_report_writer_add_built (self, NULL, builder);
+    }
+  ts_report_writer_end_array (self);
+}
+
 /**
  * ts_report_writer_finish:
  * @self: a writer whose containers are all closed
@@ -589,7 +636,6 @@ ts_report_write_inspect (TsModelFile    *model,
 {
   g_autoptr(TsReportWriter) w = NULL;
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) summary = NULL;
   const char * const *warnings;
 
   g_return_val_if_fail (TS_IS_MODEL_FILE (model), FALSE);
@@ -601,24 +647,11 @@ ts_report_write_inspect (TsModelFile    *model,
   json_builder_begin_object (b);
   add_summary (b, model);
   json_builder_end_object (b);
-  summary = json_builder_get_root (b);
-  ts_report_writer_add_members (w, json_node_get_object (summary));
-  json_builder_reset (b);
+  ts_report_writer_add_built_members (w, b);
 
   for (guint l = 0; l < G_N_ELEMENTS (report_lists); l++)
-    {
-      GListModel *list = report_lists[l].get_list (model);
-
-      ts_report_writer_begin_array (w, report_lists[l].name);
-      for (guint i = 0; i < g_list_model_get_n_items (list); i++)
-        {
-          g_autoptr(GObject) item = g_list_model_get_item (list, i);
-
-          report_lists[l].add_item (b, item);
-          ts_report_writer_add_built (w, NULL, b);
-        }
-      ts_report_writer_end_array (w);
-    }
+    ts_report_writer_add_list (w, report_lists[l].name, report_lists[l].get_list (model), b,
+                               report_lists[l].add_item, NULL);
 
   warnings = ts_model_file_get_warnings (model);
   ts_report_writer_begin_array (w, "warnings");

@@ -58,6 +58,32 @@ void            ts_report_writer_add_members  (TsReportWriter *self,
 gboolean        ts_report_writer_finish       (TsReportWriter *self,
                                                GError        **error);
 
+/* Builds the value of @item, the @position-th of its list, into @builder */
+typedef void (*TsReportBuildFunc) (JsonBuilder *builder,
+                                   gpointer     item,
+                                   guint        position,
+                                   gpointer     user_data);
+
+/* The array member @member, one value per item of @list: into the object
+ * @builder is building, or written to the open object of @self a value at
+ * a time (built in @builder), so a report's tree and its stream are made
+ * by the same functions */
+void            ts_report_build_list          (JsonBuilder    *builder,
+                                               const char     *member,
+                                               GListModel     *list,
+                                               TsReportBuildFunc build,
+                                               gpointer        user_data);
+void            ts_report_writer_add_list     (TsReportWriter *self,
+                                               const char     *member,
+                                               GListModel     *list,
+                                               JsonBuilder    *builder,
+                                               TsReportBuildFunc build,
+                                               gpointer        user_data);
+/* Writes the members of the object @builder holds into the open object,
+ * then resets @builder */
+void            ts_report_writer_add_built_members (TsReportWriter *self,
+                                                    JsonBuilder    *builder);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsReportWriter, ts_report_writer_free)
 
 /* Exports (pictures, reports) written to @file with GIO: an existing file

@@ -60,10 +60,13 @@ print_plan (TsConversionPlan *plan)
 }
 
 static void
-build_plan_tensor (JsonBuilder      *b,
-                   TsConversionPlan *plan,
-                   TsPlanTensor     *pt)
+build_plan_tensor (JsonBuilder *b,
+                   gpointer     item,
+                   guint        position,
+                   gpointer     user_data)
 {
+  TsConversionPlan *plan = user_data;
+  TsPlanTensor *pt = item;
   TsTensor *src = ts_plan_tensor_get_source (pt);
   g_autofree char *transform = ts_plan_tensor_describe_transform (pt);
 
@@ -92,11 +95,13 @@ build_plan_tensor (JsonBuilder      *b,
 }
 
 static void
-build_plan_metadata (JsonBuilder      *b,
-                     TsConversionPlan *plan,
-                     TsMetadataEntry  *e,
-                     guint             index)
+build_plan_metadata (JsonBuilder *b,
+                     gpointer     item,
+                     guint        index,
+                     gpointer     user_data)
 {
+  TsConversionPlan *plan = user_data;
+  TsMetadataEntry *e = item;
   g_autofree char *value = ts_metadata_entry_to_string (e);
 
   json_builder_begin_object (b);
@@ -120,7 +125,6 @@ write_plan_json (TsConversionPlan  *plan,
 {
   g_autoptr(TsReportWriter) w = ts_report_writer_new (stream, NULL);
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) head = NULL;
   GListModel *tensors = ts_conversion_plan_get_tensors (plan);
   g_autoptr(GListModel) metadata = ts_conversion_plan_list_metadata (plan);
 
@@ -133,28 +137,9 @@ write_plan_json (TsConversionPlan  *plan,
   json_builder_set_member_name (b, "data_offset");
   json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_data_offset (plan));
   json_builder_end_object (b);
-  head = json_builder_get_root (b);
-  ts_report_writer_add_members (w, json_node_get_object (head));
-  json_builder_reset (b);
-
-  ts_report_writer_begin_array (w, "tensors");
-  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
-    {
-      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
-
-      build_plan_tensor (b, plan, pt);
-      ts_report_writer_add_built (w, NULL, b);
-    }
-  ts_report_writer_end_array (w);
-  ts_report_writer_begin_array (w, "metadata");
-  for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
-    {
-      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
-
-      build_plan_metadata (b, plan, e, i);
-      ts_report_writer_add_built (w, NULL, b);
-    }
-  ts_report_writer_end_array (w);
+  ts_report_writer_add_built_members (w, b);
+  ts_report_writer_add_list (w, "tensors", tensors, b, build_plan_tensor, plan);
+  ts_report_writer_add_list (w, "metadata", metadata, b, build_plan_metadata, plan);
   ts_report_writer_end_object (w);
   return ts_report_writer_finish (w, error);
 }
