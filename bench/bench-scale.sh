@@ -45,25 +45,9 @@ echo "workdir:         $WORK"
 
 for n in "${COUNTS[@]}"; do
   gguf=$WORK/many-$n.gguf
-  "$PY" - "$gguf" "$n" <<'EOF'
-import struct, sys
-path, n = sys.argv[1], int(sys.argv[2])
-roles = ("attn_q", "attn_k", "ffn_up", "attn_norm")
-
-def gstr(s):
-    b = s.encode()
-    return struct.pack("<Q", len(b)) + b
-
-with open(path, "wb") as f:
-    f.write(b"GGUF" + struct.pack("<IQQ", 3, n, 1) +
-            gstr("general.architecture") + struct.pack("<I", 8) + gstr("llama"))
-    for start in range(0, n, 65536):
-        f.write(b"".join(gstr("blk.%d.%s.weight" % (i // 4, roles[i % 4])) +
-                         struct.pack("<IQIQ", 1, 8, 0, 32 * i)
-                         for i in range(start, min(n, start + 65536))))
-    f.write(b"\0" * ((-f.tell()) % 32))
-    f.truncate(f.tell() + 32 * n)
-EOF
+  # the GGUF check_scale.py writes: general.architecture, n tensors
+  "$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import check_scale; check_scale.write_many_tensors(sys.argv[2], int(sys.argv[3]))' \
+    "$HERE/../tests" "$gguf" "$n"
   cat "$gguf" > /dev/null
   echo
   printf "%'d tensors, GGUF of %'d bytes\n" "$n" "$(stat -c %s "$gguf")"
