@@ -185,14 +185,15 @@ on_list_key_pressed (GtkEventControllerKey *key,
   /* the next (or previous) widget that takes the focus, outside the list:
    * the siblings after (before) it, then after its parent (the filter box
    * comes before it), and so on up; past the end of the window, its first
-   * (last) widget */
+   * (last) widget. Not a hidden page of a stack, which GTK counts as
+   * visible: the focus would vanish there. */
   for (GtkWidget *w = view; gtk_widget_get_parent (w) != NULL; w = gtk_widget_get_parent (w))
     for (GtkWidget *sib = dir == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (w)
                                                     : gtk_widget_get_prev_sibling (w);
          sib != NULL;
          sib = dir == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (sib)
                                           : gtk_widget_get_prev_sibling (sib))
-      if (gtk_widget_child_focus (sib, dir) && focus_left (view))
+      if (gtk_widget_get_mapped (sib) && gtk_widget_child_focus (sib, dir) && focus_left (view))
         return TRUE;
   gtk_widget_set_can_focus (view, FALSE);
   gtk_root_set_focus (gtk_widget_get_root (view), NULL);

@@ -284,6 +284,8 @@ ts_test_assert_tab_leaves (GtkWidget *view)
       g_assert_true (send_key (view, tabs[i].keyval, tabs[i].state));
       g_assert_nonnull (gtk_root_get_focus (gtk_widget_get_root (view)));
       g_assert_false (focus_is_in (view));
+      /* somewhere shown: not a hidden page of a stack */
+      g_assert_true (gtk_widget_get_mapped (gtk_root_get_focus (gtk_widget_get_root (view))));
     }
   gtk_widget_grab_focus (view);
   g_assert_false (send_key (view, GDK_KEY_Down, 0));
