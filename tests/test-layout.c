@@ -1157,6 +1157,52 @@ test_png_too_tall (Fixture       *fx,
   g_assert_nonnull (svg);
 }
 
+/* A narrow picture of a normal model draws some tensors a few to a pixel:
+ * the SVG's hover layer still names each of them (it named only the first
+ * and the last of each cell: 29 of 278 names of a 30-layer GGUF at 400
+ * pixels were nowhere), and says a small size once ("192 bytes", not
+ * "192 bytes (192 bytes)") */
+/* too many tensors for each to get a band of its own: two big ones, then
+ * 300 of 1 kB, a few to a pixel */
+#define N_CROWDED 302
+
+static void
+test_narrow_names (Fixture       *fx,
+                   gconstpointer  data)
+{
+  GgufTensor crowded[N_CROWDED] = {
+    { "token_embd.weight", 2, { 1024, 256 }, 0, 1024 * 256 * 4 },
+    { "output.weight",     2, { 1024, 256 }, 0, 1024 * 256 * 4 },
+  };
+  g_auto(GStrv) names = g_new0 (char *, N_CROWDED + 1);
+  guint64 a, b, c;
+  g_autofree char *path = NULL;
+  g_autoptr(TsModelFile) model = NULL;
+  g_autoptr(TsLayout) layout = NULL;
+  g_autoptr(GBytes) svg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  for (guint i = 2; i < N_CROWDED; i++)
+    {
+      names[i] = g_strdup_printf ("blk.%u.attn_norm.weight", i);
+      crowded[i] = (GgufTensor) { names[i], 1, { 256 }, 0, 1024 };
+    }
+  path = write_gguf (fx->dir, crowded, N_CROWDED, &a, &b, &c);
+  model = ts_test_load_model (path);
+  layout = ts_layout_new (model);
+  svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 400, 0, &error);
+  g_assert_no_error (error);
+  text = g_strndup (g_bytes_get_data (svg, NULL), g_bytes_get_size (svg));
+
+  /* some share a pixel, three or more */
+  g_assert_true (g_regex_match_simple (">([3-9]|[1-9][0-9]) tensors</title>", text, 0, 0));
+  for (guint i = 0; i < N_CROWDED; i++)
+    if (strstr (text, crowded[i].name) == NULL)
+      g_error ("%s is named nowhere in the SVG", crowded[i].name);
+  g_assert_false (g_regex_match_simple ("(?<![0-9,])([0-9]{1,3}) bytes \\(\\1 bytes\\)", text, 0, 0));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1172,6 +1218,7 @@ main (int   argc,
   g_test_add ("/layout/zoom", Fixture, NULL, ts_test_dir_setup, test_zoom_ranges, ts_test_dir_teardown);
   g_test_add ("/layout/hit-test", Fixture, NULL, ts_test_dir_setup, test_hit_testing, ts_test_dir_teardown);
   g_test_add ("/layout/description", Fixture, NULL, ts_test_dir_setup, test_description, ts_test_dir_teardown);
+  g_test_add ("/layout/narrow-names", Fixture, NULL, ts_test_dir_setup, test_narrow_names, ts_test_dir_teardown);
   g_test_add ("/layout/narrow-labels", Fixture, NULL, ts_test_dir_setup, test_narrow_labels, ts_test_dir_teardown);
   g_test_add ("/layout/many-tensors", Fixture, NULL, ts_test_dir_setup, test_many_tensors, ts_test_dir_teardown);
   g_test_add ("/layout/png-too-tall", Fixture, NULL, ts_test_dir_setup, test_png_too_tall, ts_test_dir_teardown);

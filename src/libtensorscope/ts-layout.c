@@ -301,6 +301,24 @@ format_range (guint64 start,
   return g_strdup_printf (_("bytes %s – %s"), a, b);
 }
 
+/* "1.6 MB (1,639,176 bytes)", or just "208 bytes" where the two would
+ * say the same */
+/* a run of sub-pixel tensors drawn as one cell names them all up to this */
+#define CELL_MAX_NAMES 64
+
+static char *
+format_size_in_bytes (guint64 length)
+{
+  g_autofree char *size = g_format_size (length);
+  g_autofree char *count = NULL;
+
+  if (length < 1000)
+    return g_steal_pointer (&size);
+  count = format_count (length);
+  /* Translators: a size, then its exact number of bytes */
+  return g_strdup_printf (_("%s (%s bytes)"), size, count);
+}
+
 static const char *
 intern_string (TsLayout *self,
                char     *str)
@@ -1743,7 +1761,6 @@ ts_layout_dup_band_description (TsLayout           *self,
                                 const TsLayoutBand *band)
 {
   g_autofree char *range = NULL;
-  g_autofree char *count = NULL;
   g_autofree char *size = NULL;
   Strip *strip;
   double share;
@@ -1753,17 +1770,16 @@ ts_layout_dup_band_description (TsLayout           *self,
 
   strip = &g_array_index (self->strips, Strip, band->part);
   range = format_range (band->offset, band->offset + band->length);
-  count = format_count (band->length);
-  size = g_format_size (band->length);
+  size = format_size_in_bytes (band->length);
   share = strip->size > 0 ? 100.0 * (double) band->length / (double) strip->size : 0.0;
 
   if (band->type == TS_LAYOUT_BAND_TENSOR && band->tensor == NULL)
     {
       /* Translators: tooltip of a predicted tensor band: name, role,
        * byte range, size, share of the file */
-      return g_strdup_printf (_("%s\n%s\n%s\n%s (%s bytes) · %.2f %% of %s"),
+      return g_strdup_printf (_("%s\n%s\n%s\n%s · %.2f %% of %s"),
                               band->label, ts_layout_get_role_label (band->role),
-                              range, size, count, share, strip_name (self, strip));
+                              range, size, share, strip_name (self, strip));
     }
 
   if (band->type == TS_LAYOUT_BAND_TENSOR)
@@ -1774,18 +1790,18 @@ ts_layout_dup_band_description (TsLayout           *self,
 
       /* Translators: tooltip of a tensor band: name, role, type and shape,
        * byte range, size, share of the file */
-      return g_strdup_printf (_("%s\n%s%s · %s %s\n%s\n%s (%s bytes) · %.2f %% of %s"),
+      return g_strdup_printf (_("%s\n%s%s · %s %s\n%s\n%s · %.2f %% of %s"),
                               ts_tensor_get_name (band->tensor),
                               ts_layout_get_role_label (band->role), layer,
                               ts_tensor_get_dtype_name (band->tensor), shape,
-                              range, size, count, share,
+                              range, size, share,
                               strip_name (self, strip));
     }
 
   /* Translators: tooltip of a region band: kind, byte range, size, share */
-  return g_strdup_printf (_("%s\n%s\n%s (%s bytes) · %.2f %% of %s"),
+  return g_strdup_printf (_("%s\n%s\n%s · %.2f %% of %s"),
                           ts_layout_get_kind_label (band->kind),
-                          range, size, count, share,
+                          range, size, share,
                           strip_name (self, strip));
 }
 
@@ -2410,25 +2426,32 @@ append_cell_title (TsLayout         *layout,
   g_autofree char *n = format_count (cell->n);
   g_autofree char *title = NULL;
   g_autofree char *range = NULL;
-  g_autofree char *count = NULL;
   g_autofree char *size = NULL;
   g_autofree char *desc = NULL;
+  GString *names = g_string_new (NULL);
   guint64 length;
   double share;
 
   length = last->offset + last->length - first->offset;
   share = strip->size > 0 ? 100.0 * (double) length / (double) strip->size : 0.0;
   range = format_range (first->offset, last->offset + last->length);
-  count = format_count (length);
-  size = g_format_size (length);
+  size = format_size_in_bytes (length);
+  /* every name where a few share the cell (a narrow picture of a normal
+   * model), the first and the last of a crowd (a million tensors) */
+  if (cell->n <= CELL_MAX_NAMES)
+    for (guint i = 0; i < cell->n; i++)
+      g_string_append_printf (names, "%s%s", i > 0 ? ", " : "",
+                              strip_tensor (layout, strip, cell->first + i)->label);
+  else
+    g_string_append_printf (names, "%s … %s", first->label, last->label);
   /* Translators: the title of a run of tensors too narrow to draw one
    * by one; %s is their number (at least 2) */
   title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s tensor", "%s tensors", cell->n), n);
-  /* Translators: the description of such a run: its first and last
-   * tensors' names, byte range, size, share of the file */
-  desc = g_strdup_printf (_("%s … %s\n%s\n%s (%s bytes) · %.2f %% of %s"),
-                          first->label, last->label, range, size, count, share,
-                          strip_name (layout, strip));
+  /* Translators: the same as a region band's tooltip: the run's tensor
+   * names, byte range, size, share of the file */
+  desc = g_strdup_printf (_("%s\n%s\n%s · %.2f %% of %s"),
+                          names->str, range, size, share, strip_name (layout, strip));
+  g_string_free (names, TRUE);
   append_title_rect (out, tx + cell->x * scale, first->y * scale,
                      (cell->end - cell->x) * scale, first->height * scale, title, desc);
 }
