@@ -22,6 +22,8 @@
 #   - the JSON reports (inspect, convert --dry-run, audit, and the error
 #     report) in the C locale: UTF-8 still, with every non-ASCII name as it
 #     is (the text reports show '?' for what the locale cannot show).
+#   - a standard output that cannot be written (/dev/full, closed): every
+#     command that prints exits 1 and says so on stderr, not 0 in silence.
 # Prints one line per check, ends with "N passed, M failed", exits 1 if any
 # failed.
 
@@ -185,6 +187,28 @@ def main():
     if doc is not None:
         check(any("modèle" in t.lower() for t in strings(doc)),
               "audit --json keeps the names in the C locale", repr(sorted(set(strings(doc))))[:300])
+
+    # output that cannot be written: the run failed
+    def run_to(cmd, where):
+        kwargs = {"stdout": subprocess.DEVNULL}
+        if where == "/dev/full":
+            kwargs["stdout"] = open("/dev/full", "wb")
+        else:
+            kwargs["preexec_fn"] = lambda: os.close(1)
+        p = subprocess.run(cmd, stderr=subprocess.PIPE, timeout=120,
+                           env=dict(os.environ, LC_ALL="C.UTF-8"), **kwargs)
+        return p.returncode, p.stderr.decode("utf-8", "replace")
+
+    for args in (["inspect", gguf], ["inspect", "--json", gguf],
+                 ["convert", ck, "-o", os.path.join(work, "y.gguf"), "--dry-run"],
+                 ["convert", ck, "-o", os.path.join(work, "y.gguf"), "--dry-run", "--json"],
+                 ["audit", ck, out_gguf], ["audit", "--json", ck, out_gguf], ["--version"]):
+        for where, why in (("/dev/full", "No space left on device"), ("closed", "Bad file descriptor")):
+            rc, err = run_to([cli] + args, where)
+            check(rc == 1 and "could not write the output: " + why in err,
+                  "%s to %s: exit 1, says why" % (" ".join(a if a[0] == "-" else os.path.basename(a)
+                                                         for a in args), where),
+                  "rc %d: %r" % (rc, err[-300:]))
 
     return summary()
 

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 
@@ -77,6 +78,21 @@ ts_cli_fail (const GError *error,
  * ts_escape_controls(), then does what g_print() and g_printerr() do: text
  * in UTF-8, or in the console's character set with '?' for what it cannot
  * show. */
+/* the first error writing to standard output: its errno */
+static int stdout_errno;
+
+static gboolean
+put_text (FILE       *stream,
+          const char *text)
+{
+  errno = 0;
+  if (fputs (text, stream) != EOF && fflush (stream) == 0)
+    return TRUE;
+  if (stream == stdout && stdout_errno == 0)
+    stdout_errno = errno != 0 ? errno : EIO;
+  return FALSE;
+}
+
 static void
 print_escaped (FILE       *stream,
                const char *text)
@@ -87,8 +103,7 @@ print_escaped (FILE       *stream,
 
   if (!g_get_console_charset (&charset))
     converted = g_convert_with_fallback (escaped, -1, charset, "UTF-8", "?", NULL, NULL, NULL);
-  fputs (converted ? converted : escaped, stream);
-  fflush (stream);
+  put_text (stream, converted ? converted : escaped);
 }
 
 static void
@@ -99,13 +114,26 @@ print_stdout (const char *text)
 
 /* JSON is UTF-8 whatever the locale (RFC 8259): a report printed in the
  * console's character set would lose every name it cannot show to '?' */
-void
+/* With errno set on failure */
+gboolean
 ts_cli_print_json (const char *text)
 {
   g_autofree char *escaped = ts_escape_controls (text);
 
-  fputs (escaped, stdout);
-  fflush (stdout);
+  return put_text (stdout, escaped);
+}
+
+/* A full disk, a closed standard output: the run failed, even when all
+ * else went well */
+static int
+check_stdout (int status)
+{
+  put_text (stdout, "");
+  /* a run that failed has said why already */
+  if (stdout_errno == 0 || status != EXIT_VALID)
+    return status;
+  g_printerr ("tensorscope-cli: could not write the output: %s\n", g_strerror (stdout_errno));
+  return EXIT_INVALID;
 }
 
 static void
@@ -381,7 +409,7 @@ main (int    argc,
   if (g_str_equal (argv[1], "--version"))
     {
       g_print ("tensorscope-cli %s\n", PACKAGE_VERSION);
-      return EXIT_VALID;
+      return check_stdout (EXIT_VALID);
     }
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (argv[1], commands[i].name))
@@ -389,7 +417,7 @@ main (int    argc,
         g_autofree char *prgname = g_strdup_printf ("tensorscope-cli %s", argv[1]);
 
         g_set_prgname (prgname);
-        return commands[i].run (argc - 1, argv + 1);
+        return check_stdout (commands[i].run (argc - 1, argv + 1));
       }
   g_printerr ("tensorscope-cli: unknown command '%s'\n\n", argv[1]);
   return print_usage (stderr);

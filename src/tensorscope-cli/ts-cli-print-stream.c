@@ -11,6 +11,8 @@
 
 #include "config.h"
 
+#include <errno.h>
+
 #include "ts-cli-print-stream.h"
 #include "ts-cli-private.h"
 
@@ -41,17 +43,26 @@ complete_length (const char *text,
   return len;
 }
 
-static void
-print_pending (TsCliPrintStream *self,
-               gsize             len)
+static gboolean
+print_pending (TsCliPrintStream  *self,
+               gsize              len,
+               GError           **error)
 {
   g_autofree char *text = NULL;
 
   if (len == 0)
-    return;
+    return TRUE;
   text = g_strndup (self->pending->str, len);
-  ts_cli_print_json (text);
   g_string_erase (self->pending, 0, len);
+  if (!ts_cli_print_json (text))
+    {
+      int errsv = errno != 0 ? errno : EIO;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "could not write the output: %s", g_strerror (errsv));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gssize
@@ -67,7 +78,8 @@ ts_cli_print_stream_write (GOutputStream  *stream,
     return -1;
 
   g_string_append_len (self->pending, buffer, count);
-  print_pending (self, complete_length (self->pending->str, self->pending->len));
+  if (!print_pending (self, complete_length (self->pending->str, self->pending->len), error))
+    return -1;
   return count;
 }
 
@@ -78,8 +90,7 @@ ts_cli_print_stream_close (GOutputStream  *stream,
 {
   TsCliPrintStream *self = TS_CLI_PRINT_STREAM (stream);
 
-  print_pending (self, self->pending->len);
-  return TRUE;
+  return print_pending (self, self->pending->len, error);
 }
 
 static void

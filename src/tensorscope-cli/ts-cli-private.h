@@ -19,7 +19,7 @@ gboolean ts_cli_parse   (GOptionContext  *context,
 int      ts_cli_fail    (const GError    *error,
                          gboolean         json);
 void     ts_cli_install_print_handlers (void);
-void     ts_cli_print_json (const char *text);
+gboolean ts_cli_print_json (const char *text);
 
 int      ts_cli_convert (int              argc,
                          char           **argv);
