@@ -459,6 +459,49 @@ test_report_stream (TsTestDir     *fx,
   check_report_stream (st);
 }
 
+static void
+build_counted (JsonBuilder *b,
+               gpointer     item,
+               guint        position,
+               gpointer     user_data)
+{
+  guint *n_built = user_data;
+
+  (*n_built)++;
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, "an item of the list, some fifty bytes long");
+  json_builder_end_object (b);
+}
+
+/* A writer whose stream has failed (a full disk) builds no more of a
+ * list: it built all 100,000 items of one after its first write failed */
+static void
+test_report_stream_stops (void)
+{
+  guint8 room[4096];
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new (room, sizeof room, NULL, NULL);
+  g_autoptr(GListStore) list = g_list_store_new (G_TYPE_OBJECT);
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(TsReportWriter) w = ts_report_writer_new (out, NULL);
+  g_autoptr(GError) error = NULL;
+  guint n_built = 0;
+
+  for (guint i = 0; i < 100000; i++)
+    {
+      g_autoptr(GObject) item = g_object_new (G_TYPE_OBJECT, NULL);
+
+      g_list_store_append (list, item);
+    }
+  ts_report_writer_begin_object (w, NULL);
+  ts_report_writer_add_list (w, "items", G_LIST_MODEL (list), b, build_counted, &n_built);
+  ts_report_writer_end_object (w);
+  g_assert_false (ts_report_writer_finish (w, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%u of 100,000 built: %s", n_built, error->message);
+  g_assert_cmpuint (n_built, <, 10000);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -475,6 +518,7 @@ main (int    argc,
   g_test_add_func ("/core/format-count", test_format_count);
   g_test_add_func ("/core/json-escapes", test_json_escapes);
   g_test_add_func ("/core/missing-file", test_missing_file);
+  g_test_add_func ("/core/report-stream-stops", test_report_stream_stops);
   g_test_add ("/core/report-stream", TsTestDir, NULL, ts_test_dir_setup,
               test_report_stream, ts_test_dir_teardown);
   return g_test_run ();

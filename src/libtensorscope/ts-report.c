@@ -578,7 +578,9 @@ ts_report_writer_add_list (TsReportWriter    *self,
   g_return_if_fail (self != NULL);
 
   ts_report_writer_begin_array (self, member);
-  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+  /* after a write error or a cancel nothing more is written: nor built */
+  for (guint i = 0; i < g_list_model_get_n_items (list) && self->error == NULL &&
+                    !g_cancellable_is_cancelled (self->cancellable); i++)
     {
       g_autoptr(GObject) item = g_list_model_get_item (list, i);
 
