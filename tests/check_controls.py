@@ -188,6 +188,38 @@ def main():
         check(any("modèle" in t.lower() for t in strings(doc)),
               "audit --json keeps the names in the C locale", repr(sorted(set(strings(doc))))[:300])
 
+    # Unicode noncharacters in names: cairo refuses them as invalid UTF-8
+    # (the layout failed: "input string not valid UTF-8"), XML 1.0 has no
+    # U+FFFE or U+FFFF
+    odd = ["a\ufffeb", "c\uffffd", "e\U0010ffff", "f\ufdd0g"]
+    gguf_odd = os.path.join(work, "nonchars.gguf")
+    blob, _ = gv.gguf_build(3, [("general.architecture", gv.GGUF_STRING, "llama"),
+                                ("general.name", gv.GGUF_STRING, "\ufffe" + odd[3])],
+                            [gv.GgTensor(n, [64], gv.GGML_F32, bytes(256)) for n in odd])
+    with open(gguf_odd, "wb") as f:
+        f.write(blob)
+    for ext in ("svg", "pdf", "png"):
+        target = os.path.join(work, "nonchars." + ext)
+        rc, out, err = run([cli, "layout", gguf_odd, "-o", target, "--title", "t\uffff"])
+        check(rc == 0 and os.path.getsize(target) > 0,
+              "layout nonchars.gguf -o nonchars.%s exits 0" % ext, repr(err[-300:]))
+    try:
+        root = ET.parse(os.path.join(work, "nonchars.svg")).getroot()
+    except (ET.ParseError, OSError) as e:
+        check(False, "the noncharacters' SVG parses as XML 1.0", str(e))
+    else:
+        titles = [el.text or "" for el in root.iter() if el.tag.endswith("}title")]
+        check(all(any(n.replace("\ufffe", "\\ufffe").replace("\uffff", "\\uffff") in t for t in titles)
+                  for n in odd),
+              "the noncharacters' SVG parses as XML 1.0 and names every tensor", repr(titles)[:300])
+    rc, out, err = run([cli, "inspect", "--json", gguf_odd])
+    try:
+        names = [t["name"] for t in json.loads(out)["tensors"]]
+    except (ValueError, KeyError) as e:
+        check(False, "inspect --json nonchars.gguf is JSON", str(e))
+    else:
+        check(names == odd, "inspect --json keeps noncharacters as they are", repr(names))
+
     # output that cannot be written: the run failed
     def run_to(cmd, where):
         kwargs = {"stdout": subprocess.DEVNULL}

@@ -1162,6 +1162,35 @@ test_png_too_tall (Fixture       *fx,
  * and the last of each cell: 29 of 278 names of a 30-layer GGUF at 400
  * pixels were nowhere), and says a small size once ("192 bytes", not
  * "192 bytes (192 bytes)") */
+/* Names with Unicode noncharacters, which cairo refuses as invalid UTF-8
+ * (and its context then draws nothing more): the window's diagram draws */
+static const GgufTensor nonchar_gguf[] = {
+  { "a\xef\xbf\xbe" "b", 2, { 64, 64 }, 0, 64 * 64 * 4 },         /* U+FFFE */
+  { "c\xf4\x8f\xbf\xbf" "d", 2, { 64, 64 }, 0, 64 * 64 * 4 },    /* U+10FFFF */
+  { "e\xef\xb7\x90" "f", 2, { 64, 64 }, 0, 64 * 64 * 4 },         /* U+FDD0 */
+};
+
+static void
+test_noncharacters (Fixture       *fx,
+                    gconstpointer  data)
+{
+  guint64 a, b, c;
+  g_autofree char *path = write_gguf (fx->dir, nonchar_gguf, G_N_ELEMENTS (nonchar_gguf), &a, &b, &c);
+  g_autoptr(TsModelFile) model = ts_test_load_model (path);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  cairo_surface_t *surface;
+  cairo_t *cr;
+
+  ts_layout_allocate (layout, 800);
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 800, (int) ceil (ts_layout_get_height (layout)));
+  cr = cairo_create (surface);
+  ts_layout_draw (layout, cr);
+  g_assert_cmpstr (cairo_status_to_string (cairo_status (cr)), ==,
+                   cairo_status_to_string (CAIRO_STATUS_SUCCESS));
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+}
+
 /* too many tensors for each to get a band of its own: two big ones, then
  * 300 of 1 kB, a few to a pixel */
 #define N_CROWDED 302
@@ -1219,6 +1248,7 @@ main (int   argc,
   g_test_add ("/layout/hit-test", Fixture, NULL, ts_test_dir_setup, test_hit_testing, ts_test_dir_teardown);
   g_test_add ("/layout/description", Fixture, NULL, ts_test_dir_setup, test_description, ts_test_dir_teardown);
   g_test_add ("/layout/narrow-names", Fixture, NULL, ts_test_dir_setup, test_narrow_names, ts_test_dir_teardown);
+  g_test_add ("/layout/noncharacters", Fixture, NULL, ts_test_dir_setup, test_noncharacters, ts_test_dir_teardown);
   g_test_add ("/layout/narrow-labels", Fixture, NULL, ts_test_dir_setup, test_narrow_labels, ts_test_dir_teardown);
   g_test_add ("/layout/many-tensors", Fixture, NULL, ts_test_dir_setup, test_many_tensors, ts_test_dir_teardown);
   g_test_add ("/layout/png-too-tall", Fixture, NULL, ts_test_dir_setup, test_png_too_tall, ts_test_dir_teardown);

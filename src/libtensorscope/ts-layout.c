@@ -337,16 +337,43 @@ set_font (cairo_t  *cr,
   cairo_set_font_size (cr, size);
 }
 
+/* cairo refuses a string with a Unicode noncharacter (U+FDD0–U+FDEF, or
+ * U+FFFE and U+FFFF of any plane) as invalid UTF-8, and the context stays
+ * in error for good: nothing more is drawn or measured. Names in a file
+ * may hold them (GLib's UTF-8 allows them): shown as U+FFFD. NULL when
+ * @text has none. */
+static char *
+cairo_safe_text (const char *text)
+{
+  GString *safe = NULL;
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if ((c >= 0xfdd0 && c <= 0xfdef) || (c & 0xfffe) == 0xfffe)
+        {
+          if (safe == NULL)
+            safe = g_string_new_len (text, p - text);
+          g_string_append_unichar (safe, 0xfffd);
+        }
+      else if (safe != NULL)
+        g_string_append_len (safe, p, g_utf8_next_char (p) - p);
+    }
+  return safe != NULL ? g_string_free (safe, FALSE) : NULL;
+}
+
 static double
 measure_text (TsLayout   *self,
               const char *text,
               double      size,
               gboolean    bold)
 {
+  g_autofree char *safe = cairo_safe_text (text);
   cairo_text_extents_t ext;
 
   set_font (self->measure_cr, size, bold);
-  cairo_text_extents (self->measure_cr, text, &ext);
+  cairo_text_extents (self->measure_cr, safe != NULL ? safe : text, &ext);
   return ext.x_advance;
 }
 
@@ -444,10 +471,12 @@ draw_text (TsLayout   *self,
            gboolean    bold,
            guint32     rgb)
 {
+  g_autofree char *safe = cairo_safe_text (text);
+
   set_font (cr, size, bold);
   set_rgb (cr, rgb, 1.0);
   cairo_move_to (cr, x, y);
-  cairo_show_text (cr, text);
+  cairo_show_text (cr, safe != NULL ? safe : text);
 
   if (self->text_layer != NULL)
     {
@@ -2576,7 +2605,11 @@ ts_layout_render (TsLayout              *self,
       break;
     case TS_LAYOUT_EXPORT_PDF:
       surface = cairo_pdf_surface_create_for_stream (write_to_byte_array, bytes, width, height);
-      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, layout->title);
+      {
+        g_autofree char *title = cairo_safe_text (layout->title);
+
+        cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title != NULL ? title : layout->title);
+      }
       cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, "Tensorscope");
       break;
     case TS_LAYOUT_EXPORT_PNG:

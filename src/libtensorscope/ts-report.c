@@ -712,6 +712,12 @@ ts_escape_controls (const char *text)
         g_string_append (out, "\\u007f");
       else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
         g_string_append_printf (out, "\\u%04x", *++p);
+      else if (*p == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
+        {
+          /* U+FFFE, U+FFFF: no character of XML 1.0 either */
+          g_string_append_printf (out, "\\uff%02x", 0xc0 | (p[2] & 0x3f));
+          p += 2;
+        }
       else
         g_string_append_c (out, (char) *p);
     }

@@ -26,8 +26,9 @@ JsonNode *ts_report_error         (const GError  *error);
 char     *ts_report_to_string     (JsonNode      *node,
                                    gboolean       pretty);
 /* @text (UTF-8) with every control character but the newline and the tab
- * written out as \xNN (C0) or \uNNNN (DEL, C1): for text from a file
- * shown on a terminal or written into XML. JSON text stays JSON: its
+ * written out as \xNN (C0) or \uNNNN (DEL, C1, and the noncharacters
+ * U+FFFE and U+FFFF, which XML 1.0 does not allow either): for text from
+ * a file shown on a terminal or written into XML. JSON text stays JSON: its
  * writer escapes C0 itself, and \uNNNN is JSON's own escape. */
 char     *ts_escape_controls      (const char    *text);
 
