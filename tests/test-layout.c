@@ -1203,7 +1203,7 @@ test_narrow_names (Fixture       *fx,
     { "token_embd.weight", 2, { 1024, 256 }, 0, 1024 * 256 * 4 },
     { "output.weight",     2, { 1024, 256 }, 0, 1024 * 256 * 4 },
   };
-  g_auto(GStrv) names = g_new0 (char *, N_CROWDED + 1);
+  g_auto(GStrv) names = g_new0 (char *, N_CROWDED - 2 + 1);
   guint64 a, b, c;
   g_autofree char *path = NULL;
   g_autoptr(TsModelFile) model = NULL;
@@ -1214,8 +1214,8 @@ test_narrow_names (Fixture       *fx,
 
   for (guint i = 2; i < N_CROWDED; i++)
     {
-      names[i] = g_strdup_printf ("blk.%u.attn_norm.weight", i);
-      crowded[i] = (GgufTensor) { names[i], 1, { 256 }, 0, 1024 };
+      names[i - 2] = g_strdup_printf ("blk.%u.attn_norm.weight", i);
+      crowded[i] = (GgufTensor) { names[i - 2], 1, { 256 }, 0, 1024 };
     }
   path = write_gguf (fx->dir, crowded, N_CROWDED, &a, &b, &c);
   model = ts_test_load_model (path);
