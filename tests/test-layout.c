@@ -1163,7 +1163,8 @@ test_png_too_tall (Fixture       *fx,
  * pixels were nowhere), and says a small size once ("192 bytes", not
  * "192 bytes (192 bytes)") */
 /* Names with Unicode noncharacters, which cairo refuses as invalid UTF-8
- * (and its context then draws nothing more): the window's diagram draws */
+ * (and its context then draws nothing more), in a file whose name is not
+ * UTF-8: the window's diagram draws */
 static const GgufTensor nonchar_gguf[] = {
   { "a\xef\xbf\xbe" "b", 2, { 64, 64 }, 0, 64 * 64 * 4 },         /* U+FFFE */
   { "c\xf4\x8f\xbf\xbf" "d", 2, { 64, 64 }, 0, 64 * 64 * 4 },    /* U+10FFFF */
@@ -1176,11 +1177,16 @@ test_noncharacters (Fixture       *fx,
 {
   guint64 a, b, c;
   g_autofree char *path = write_gguf (fx->dir, nonchar_gguf, G_N_ELEMENTS (nonchar_gguf), &a, &b, &c);
-  g_autoptr(TsModelFile) model = ts_test_load_model (path);
-  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  /* in a file whose name on disk is not UTF-8 either */
+  g_autofree char *odd_path = g_build_filename (fx->dir, "m\xff\xfe.gguf", NULL);
+  g_autoptr(TsModelFile) model = NULL;
+  g_autoptr(TsLayout) layout = NULL;
   cairo_surface_t *surface;
   cairo_t *cr;
 
+  g_assert_cmpint (g_rename (path, odd_path), ==, 0);
+  model = ts_test_load_model (odd_path);
+  layout = ts_layout_new (model);
   ts_layout_allocate (layout, 800);
   surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 800, (int) ceil (ts_layout_get_height (layout)));
   cr = cairo_create (surface);
