@@ -72,12 +72,6 @@ ts_cli_fail (const GError *error,
   return EXIT_INVALID;
 }
 
-/* Names and values come from the files, which may hold terminal control
- * sequences (ESC [ 2 J clears the screen, ESC ] 0 ; … BEL sets the window
- * title) that a terminal would obey: every print goes through
- * ts_escape_controls(), then does what g_print() and g_printerr() do: text
- * in UTF-8, or in the console's character set with '?' for what it cannot
- * show. */
 /* the first error writing to standard output: its errno */
 static int stdout_errno;
 
@@ -93,6 +87,12 @@ put_text (FILE       *stream,
   return FALSE;
 }
 
+/* Names and values come from the files, which may hold terminal control
+ * sequences (ESC [ 2 J clears the screen, ESC ] 0 ; … BEL sets the window
+ * title) that a terminal would obey: every print goes through
+ * ts_escape_controls(), then does what g_print() and g_printerr() do: text
+ * in UTF-8, or in the console's character set with '?' for what it cannot
+ * show. */
 static void
 print_escaped (FILE       *stream,
                const char *text)
@@ -113,8 +113,8 @@ print_stdout (const char *text)
 }
 
 /* JSON is UTF-8 whatever the locale (RFC 8259): a report printed in the
- * console's character set would lose every name it cannot show to '?' */
-/* With errno set on failure */
+ * console's character set would lose every name it cannot show to '?'.
+ * FALSE, with errno set, when it could not be written. */
 gboolean
 ts_cli_print_json (const char *text)
 {
