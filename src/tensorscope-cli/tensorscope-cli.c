@@ -281,15 +281,8 @@ cmd_inspect (int    argc,
     {
       /* written as it is made: the tree of a 1,000,000-tensor report
        * took 2 GB */
-      g_autoptr(GOutputStream) out = ts_cli_print_stream_new ();
-
-      if (!ts_report_write_inspect (model, out, NULL, &error) ||
-          !g_output_stream_write_all (out, "\n", 1, NULL, NULL, &error) ||
-          !g_output_stream_close (out, NULL, &error))
-        {
-          g_printerr ("tensorscope-cli: %s\n", error->message);
-          return EXIT_INVALID;
-        }
+      if (!ts_cli_print_json_report (model, (TsCliJsonWriter) ts_report_write_inspect))
+        return EXIT_INVALID;
     }
   else
     {

@@ -121,9 +121,10 @@ build_plan_metadata (JsonBuilder *b,
 static gboolean
 write_plan_json (TsConversionPlan  *plan,
                  GOutputStream     *stream,
+                 GCancellable      *cancellable,
                  GError           **error)
 {
-  g_autoptr(TsReportWriter) w = ts_report_writer_new (stream, NULL);
+  g_autoptr(TsReportWriter) w = ts_report_writer_new (stream, cancellable);
   g_autoptr(JsonBuilder) b = json_builder_new ();
   GListModel *tensors = ts_conversion_plan_get_tensors (plan);
   g_autoptr(GListModel) metadata = ts_conversion_plan_list_metadata (plan);
@@ -314,15 +315,8 @@ ts_cli_convert (int    argc,
         return ts_cli_fail (error, json);
       if (json)
         {
-          g_autoptr(GOutputStream) out = ts_cli_print_stream_new ();
-
-          if (!write_plan_json (plan, out, &error) ||
-              !g_output_stream_write_all (out, "\n", 1, NULL, NULL, &error) ||
-              !g_output_stream_close (out, NULL, &error))
-            {
-              g_printerr ("tensorscope-cli: %s\n", error->message);
-              return 1;
-            }
+          if (!ts_cli_print_json_report (plan, (TsCliJsonWriter) write_plan_json))
+            return 1;
         }
       else
         print_plan (plan);

@@ -125,3 +125,18 @@ ts_cli_print_stream_new (void)
 {
   return g_object_new (TS_TYPE_CLI_PRINT_STREAM, NULL);
 }
+
+gboolean
+ts_cli_print_json_report (gpointer        object,
+                          TsCliJsonWriter write)
+{
+  g_autoptr(GOutputStream) out = ts_cli_print_stream_new ();
+  g_autoptr(GError) error = NULL;
+
+  if (write (object, out, NULL, &error) &&
+      g_output_stream_write_all (out, "\n", 1, NULL, NULL, &error) &&
+      g_output_stream_close (out, NULL, &error))
+    return TRUE;
+  g_printerr ("tensorscope-cli: %s\n", error->message);
+  return FALSE;
+}
