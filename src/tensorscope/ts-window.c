@@ -55,6 +55,7 @@ struct _TsWindow
   GtkLabel             *banner_label;
   GtkWidget            *banner_show_button;
   GtkWidget            *banner_reload_button;
+  GtkWidget            *error_retry_button;
   GMenu                *recent_section;
   gboolean              recent_added;
   GtkDropTarget        *drop_target;
@@ -284,6 +285,10 @@ show_error (TsWindow     *self,
     }
   else
     gtk_label_set_text (self->error_rule, "");
+  /* a file that is neither format (a picture, a text) is not a model half
+   * downloaded or a shard still missing: reading it again cannot help */
+  gtk_widget_set_visible (self->error_retry_button,
+                          !g_error_matches (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_UNKNOWN_FORMAT));
 
   g_clear_object (&self->model);
   set_titles (self, name, g_error_matches (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO) &&
@@ -1021,6 +1026,7 @@ ts_window_class_init (TsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_label);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_show_button);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, banner_reload_button);
+  gtk_widget_class_bind_template_child (widget_class, TsWindow, error_retry_button);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, on_zoom_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_select_hidden_tensor);

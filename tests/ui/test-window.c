@@ -1322,11 +1322,13 @@ static void
 check_error_page (const char *path,
                   const char *expected,
                   const char *subtitle,
+                  gboolean    can_retry,
                   const char *screenshot)
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
   TsWindow *window = ts_window_new (app);
   g_autofree char *message = NULL;
+  GtkWidget *retry;
 
   gtk_window_present (GTK_WINDOW (window));
   ts_window_open (window, file);
@@ -1340,6 +1342,11 @@ check_error_page (const char *path,
   g_assert_null (ts_window_get_model (window));
   /* the header bar says what kind of failure */
   g_assert_nonnull (ts_test_find_label (gtk_window_get_titlebar (GTK_WINDOW (window)), subtitle));
+  /* Try Again where the file may yet become readable (a download going
+   * on, a shard to fetch), not for a file of another kind */
+  retry = ts_test_find_button (GTK_WIDGET (window), "_Try Again");
+  g_assert_nonnull (retry);
+  g_assert_cmpint (gtk_widget_get_visible (retry), ==, can_retry);
   /* the focus is on a button, not on the selectable message (which would
    * start fully selected) */
   ts_test_run_for (300);
@@ -1364,26 +1371,30 @@ test_hostile (void)
     "version https://git-lfs.github.com/spec/v1\n"
     "oid sha256:4d7a2146f0e1a4a5f0e9e0c0bf5d2b1f8fbd1f3c5a1d0e2f6a4b7c8d9e0f1a2b\n"
     "size 4965799096\n";
+  /* a picture dropped by mistake: the PNG signature and an IHDR start */
+  static const guint8 png[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R' };
   guint8 bad_version[24] = { 'G', 'G', 'U', 'F', 99, 0, 0, 0 };
   g_autofree char *lfs_path = write_file ("model.safetensors", lfs, sizeof lfs - 1);
   g_autofree char *version_path = write_file ("bad-version.gguf", (const char *) bad_version, sizeof bad_version);
+  g_autofree char *png_path = write_file ("picture.png", (const char *) png, sizeof png);
   g_autofree char *truncated = NULL;
   g_autofree char *contents = NULL;
   gsize len;
 
-  check_error_page (lfs_path, "lfs", "Not a readable model file", "error-lfs.png");
-  check_error_page (version_path, "version", "Not a readable model file", NULL);
+  check_error_page (lfs_path, "lfs", "Not a readable model file", TRUE, "error-lfs.png");
+  check_error_page (version_path, "version", "Not a readable model file", TRUE, NULL);
+  check_error_page (png_path, "neither a gguf file", "Not a readable model file", FALSE, "error-png.png");
 
   /* the fixture cut in the middle of its tensor data */
   g_assert_true (g_file_get_contents (gguf_path, &contents, &len, NULL));
   truncated = write_file ("truncated.gguf", contents, len - 1000);
-  check_error_page (truncated, "truncated.gguf", "Not a readable model file", "error-truncated.png");
+  check_error_page (truncated, "truncated.gguf", "Not a readable model file", TRUE, "error-truncated.png");
 
   /* a path that is not there (a stale link from a file manager, say) */
   {
     g_autofree char *missing = g_build_filename (fixture_dir, "no-such-model.gguf", NULL);
 
-    check_error_page (missing, "there is no such file in", "No such file", "error-missing.png");
+    check_error_page (missing, "there is no such file in", "No such file", TRUE, "error-missing.png");
   }
 }
 
