@@ -183,6 +183,17 @@ def check_pdf(name, path, width, height):
            f"streams {streams[:5]}")
 
 
+def zlib_pages(data):
+    """The PDF's content streams, inflated where they are compressed."""
+    out = b""
+    for m in re.finditer(rb"stream\r?\n(.*?)endstream", data, re.S):
+        try:
+            out += zlib.decompress(m.group(1))
+        except zlib.error:
+            out += m.group(1)
+    return out
+
+
 def check_errors(cli, fixtures, outdir):
     model = os.path.join(fixtures, FIXTURES[0])
     cases = [
@@ -252,6 +263,25 @@ def main():
     desc = ET.parse(svg).getroot().findtext(SVG_NS + "desc") if r.returncode == 0 else None
     report(desc is not None and desc.startswith("Safetensors · ") and desc.endswith(" · 1 tensor"),
            "one-tensor.safetensors: the SVG says \"Safetensors · … · 1 tensor\"", repr(desc))
+
+    # a page over 14,400 points on a side (200 inches: what PDF readers
+    # open; Acrobat refuses more) is scaled down to fit, the drawing with it
+    # (the text of the title at 0.72 times the size it has on a page
+    # that fits: cairo folds the scale into every coordinate)
+    sizes = {}
+    for name, height, page in (("tall.pdf", 14000, (1600, 14000)), ("too-tall.pdf", 20000, (1152, 14400))):
+        out = os.path.join(outdir, name)
+        r = run(cli, "layout", os.path.join(fixtures, FIXTURES[0]), "-o", out, "--width", "1600", "--height", str(height))
+        report(r.returncode == 0, f"layout --width 1600 --height {height} -o .pdf",
+               f"exit {r.returncode}: {r.stderr.decode(errors='replace')[:300]}")
+        if r.returncode == 0:
+            check_pdf(name, out, *page)
+            m = re.search(rb"([\d.]+) 0 0 -([\d.]+) [\d.]+ [\d.]+ Tm", zlib_pages(open(out, "rb").read()))
+            sizes[name] = float(m.group(1)) if m else None
+    if len(sizes) == 2:
+        ratio = sizes["too-tall.pdf"] / sizes["tall.pdf"] if None not in sizes.values() else None
+        report(ratio is not None and abs(ratio - 0.72) < 1e-3,
+               "too-tall.pdf: the drawing is scaled by 14400 / 20000 = 0.72", f"title sizes {sizes}")
 
     check_errors(cli, fixtures, outdir)
     print(f"{passed} passed, {failed} failed")

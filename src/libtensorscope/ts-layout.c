@@ -53,7 +53,6 @@ svg_num (char   buf[G_ASCII_DTOSTR_BUF_SIZE],
 #define MAX_LABEL_ROWS    8
 #define MIN_VIEW_SPAN     16
 #define FONT_FAMILY       "sans-serif"
-#define MAX_IMAGE_SIDE    32767   /* cairo's image surfaces */
 
 typedef struct
 {
@@ -2558,6 +2557,25 @@ finish_svg (TsLayout   *layout,
   return g_string_free_to_bytes (out);
 }
 
+double
+ts_layout_export_scale (TsLayoutExportFormat  format,
+                        int                   width,
+                        int                   height,
+                        int                  *page_width,
+                        int                  *page_height)
+{
+  int side = MAX (width, height);
+  double scale = 1.0;
+
+  if (format == TS_LAYOUT_EXPORT_PDF && side > TS_LAYOUT_PDF_MAX_SIDE)
+    scale = (double) TS_LAYOUT_PDF_MAX_SIDE / side;
+  if (page_width != NULL)
+    *page_width = (int) round (width * scale);
+  if (page_height != NULL)
+    *page_height = (int) round (height * scale);
+  return scale;
+}
+
 GBytes *
 ts_layout_render (TsLayout              *self,
                   TsLayoutExportFormat   format,
@@ -2570,6 +2588,8 @@ ts_layout_render (TsLayout              *self,
   cairo_surface_t *surface = NULL;
   cairo_status_t status;
   cairo_t *cr;
+  double scale;
+  int page_width, page_height;
 
   g_return_val_if_fail (TS_IS_LAYOUT (self), NULL);
   g_return_val_if_fail (width > 0, NULL);
@@ -2581,11 +2601,11 @@ ts_layout_render (TsLayout              *self,
     height = (int) ceil (layout->height);
   /* a checkpoint of 230 shards is taller than that at 1,200 pixels:
    * say so, rather than cairo's "invalid value (typically too big)" */
-  if (format == TS_LAYOUT_EXPORT_PNG && (width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE))
+  if (format == TS_LAYOUT_EXPORT_PNG && (width > TS_LAYOUT_IMAGE_MAX_SIDE || height > TS_LAYOUT_IMAGE_MAX_SIDE))
     {
       g_autofree char *w = format_count ((guint64) width);
       g_autofree char *h = format_count ((guint64) height);
-      g_autofree char *max = format_count (MAX_IMAGE_SIDE);
+      g_autofree char *max = format_count (TS_LAYOUT_IMAGE_MAX_SIDE);
 
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    /* Translators: the size of the diagram in pixels, then
@@ -2596,6 +2616,7 @@ ts_layout_render (TsLayout              *self,
       return NULL;
     }
 
+  scale = ts_layout_export_scale (format, width, height, &page_width, &page_height);
   switch (format)
     {
     case TS_LAYOUT_EXPORT_SVG:
@@ -2604,7 +2625,8 @@ ts_layout_render (TsLayout              *self,
       layout->text_layer = g_string_new (NULL);
       break;
     case TS_LAYOUT_EXPORT_PDF:
-      surface = cairo_pdf_surface_create_for_stream (write_to_byte_array, bytes, width, height);
+      /* the page itself within what readers open, the drawing scaled to it */
+      surface = cairo_pdf_surface_create_for_stream (write_to_byte_array, bytes, page_width, page_height);
       {
         g_autofree char *title = cairo_safe_text (layout->title);
 
@@ -2620,6 +2642,7 @@ ts_layout_render (TsLayout              *self,
     }
 
   cr = cairo_create (surface);
+  cairo_scale (cr, scale, scale);
   draw_fitted (layout, cr, width, height);
   status = cairo_status (cr);
   cairo_destroy (cr);

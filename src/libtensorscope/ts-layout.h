@@ -182,9 +182,28 @@ typedef enum
 gboolean            ts_layout_export_format_from_name (const char           *name,
                                                        TsLayoutExportFormat *format);
 
+/* The most a cairo image surface may have on a side, in pixels: a PNG
+ * export larger than that is refused */
+#define TS_LAYOUT_IMAGE_MAX_SIDE 32767
+/* The most a PDF page may have on a side, in points (200 inches): the
+ * limit of PDF 1.x readers (Acrobat will not open a larger page) */
+#define TS_LAYOUT_PDF_MAX_SIDE 14400
+
+/* The factor (at most 1) by which a @width × @height diagram is scaled
+ * down on export to fit the format's page: for a PDF whose longer side is
+ * over TS_LAYOUT_PDF_MAX_SIDE points (a checkpoint of a hundred shards or
+ * more), else 1. A vector page loses nothing by it. @page_width and
+ * @page_height (optional) get the page's size. */
+double              ts_layout_export_scale      (TsLayoutExportFormat   format,
+                                                 int                    width,
+                                                 int                    height,
+                                                 int                   *page_width,
+                                                 int                   *page_height);
+
 /* Renders to memory. @width is required (pixels for PNG, points for SVG
  * and PDF); @height 0 means the natural height for @width. The SVG has a
- * searchable text layer with every label. */
+ * searchable text layer with every label. A PDF page larger than
+ * TS_LAYOUT_PDF_MAX_SIDE is scaled down to fit (ts_layout_export_scale()). */
 GBytes             *ts_layout_render            (TsLayout              *self,
                                                  TsLayoutExportFormat   format,
                                                  int                    width,

@@ -90,6 +90,7 @@ on_options_changed (TsExportDialog *self)
   g_autofree char *text = NULL;
   int width = gtk_spin_button_get_value_as_int (self->width_spin);
   gboolean png = get_format (self) == TS_LAYOUT_EXPORT_PNG;
+  int height, page_width, page_height;
 
   gtk_label_set_text (self->unit_label, png ? _("pixels") : _("points"));
 
@@ -101,9 +102,23 @@ on_options_changed (TsExportDialog *self)
 
   layout = create_export_layout (self);
   ts_layout_allocate (layout, width);
-  /* Translators: the size of the exported diagram, e.g. "1600 × 742 pixels" */
-  text = g_strdup_printf (png ? _("%d × %d pixels") : _("%d × %d points"),
-                          width, (int) ceil (ts_layout_get_height (layout)));
+  height = (int) ceil (ts_layout_get_height (layout));
+  ts_layout_export_scale (get_format (self), width, height, &page_width, &page_height);
+  if (png && height > TS_LAYOUT_IMAGE_MAX_SIDE)
+    /* Translators: the height of the diagram in pixels is over the most
+     * a PNG image may have, e.g. "1600 × 40100 pixels: too tall for a
+     * PNG image, export it as SVG or PDF"; the export would fail */
+    text = g_strdup_printf (_("%d × %d pixels: too tall for a PNG image, export it as SVG or PDF"),
+                            width, height);
+  else if (page_width != width || page_height != height)
+    /* Translators: a diagram too large for a PDF page (at most 14,400
+     * points on a side) is scaled down, e.g. "1600 × 17991 points,
+     * scaled to 1281 × 14400 to fit a PDF page" */
+    text = g_strdup_printf (_("%d × %d points, scaled to %d × %d to fit a PDF page"),
+                            width, height, page_width, page_height);
+  else
+    /* Translators: the size of the exported diagram, e.g. "1600 × 742 pixels" */
+    text = g_strdup_printf (png ? _("%d × %d pixels") : _("%d × %d points"), width, height);
   gtk_label_set_text (self->size_label, text);
 }
 

@@ -159,10 +159,19 @@ render_picture (TsLayout *layout,
   cairo_surface_t *surface;
   cairo_t *cr;
 
-  if (pw <= 0 || ph <= 0 || (gint64) pw * ph > MAX_TEXTURE_PIXELS)
+  /* a checkpoint of two hundred shards is taller than an image surface
+   * can be (at a scale of 2, from a hundred) */
+  if (pw <= 0 || ph <= 0 || (gint64) pw * ph > MAX_TEXTURE_PIXELS ||
+      pw > TS_LAYOUT_IMAGE_MAX_SIDE || ph > TS_LAYOUT_IMAGE_MAX_SIDE)
     return NULL;
 
   surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, pw, ph);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      /* out of memory: the view records its picture instead */
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
   cairo_surface_set_device_scale (surface, scale, scale);
   cr = cairo_create (surface);
   ts_layout_draw (layout, cr);

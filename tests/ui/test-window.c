@@ -1604,6 +1604,85 @@ test_export_dialog (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static void
+set_export_format (TsExportDialog       *dialog,
+                   TsLayoutExportFormat  format)
+{
+  GtkWidget *dropdown = ts_test_find_descendant (GTK_WIDGET (dialog), GTK_TYPE_DROP_DOWN);
+
+  g_assert_nonnull (dropdown);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (dropdown), format);
+}
+
+/* A checkpoint of many shards makes a tall diagram: the dialog says
+ * before the export that a PDF page that large is scaled down to what
+ * PDF readers open (and the PDF is), and that a PNG that tall cannot be
+ * made (and the export says why) */
+static void
+test_export_page_limits (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "many-shards", NULL);
+  g_autofree char *pdf_path = g_build_filename (fixture_dir, "many-shards.pdf", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GFile) pdf = g_file_new_for_path (pdf_path);
+  g_autoptr(GFile) written = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *box = NULL;
+  TsSampleOptions options;
+  TsExportDialog *dialog;
+  TsWindow *window;
+  const char *text;
+  int page_width, page_height;
+  gsize len;
+
+  ts_sample_options_init (&options);
+  options.n_layers = 250;
+  options.n_shards = 250;
+  options.hidden_size = 64;
+  options.intermediate_size = 128;
+  options.vocab_size = 1024;
+  g_assert_true (ts_sample_write (folder, &options, NULL, &error));
+  g_assert_no_error (error);
+
+  /* the view draws it too, taller than one texture can be */
+  window = open_in_new_window (dir);
+  save_screenshot (GTK_WIDGET (window), "many-shards.png");
+  dialog = ts_export_dialog_new (GTK_WINDOW (window), ts_layout_view_get_layout (ts_window_get_layout_view (window)), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  ts_test_wait_until (size_known, dialog, 20, "the export size");
+
+  set_export_format (dialog, TS_LAYOUT_EXPORT_PNG);
+  ts_export_dialog_set_width (dialog, 1600);
+  text = ts_export_dialog_get_size_text (dialog);
+  g_test_message ("PNG: %s", text);
+  g_assert_true (g_str_has_prefix (text, "1600 × "));
+  g_assert_cmpint (g_ascii_strtoll (text + strlen ("1600 × "), NULL, 10), >, TS_LAYOUT_IMAGE_MAX_SIDE);
+  g_assert_nonnull (strstr (text, "too tall for a PNG image"));
+  save_screenshot (GTK_WIDGET (dialog), "export-dialog-png-too-tall.png");
+
+  set_export_format (dialog, TS_LAYOUT_EXPORT_PDF);
+  text = ts_export_dialog_get_size_text (dialog);
+  g_test_message ("PDF: %s", text);
+  g_assert_nonnull (strstr (text, " points, scaled to "));
+  g_assert_nonnull (strstr (text, " × 14400 to fit a PDF page"));
+  g_assert_cmpint (sscanf (strstr (text, "scaled to "), "scaled to %d × %d", &page_width, &page_height), ==, 2);
+  g_assert_cmpint (page_height, ==, TS_LAYOUT_PDF_MAX_SIDE);
+  g_assert_cmpint (page_width, <, 1600);
+  save_screenshot (GTK_WIDGET (dialog), "export-dialog-scaled.png");
+
+  /* the page written is the one the dialog announced */
+  g_signal_connect (dialog, "exported", G_CALLBACK (on_exported), &written);
+  ts_export_dialog_export_to (dialog, pdf);
+  ts_test_wait_until (is_set, &written, 60, "the PDF export");
+  g_assert_true (g_file_get_contents (pdf_path, &contents, &len, NULL));
+  box = g_strdup_printf ("/MediaBox [ 0 0 %d %d ]", page_width, page_height);
+  /* (memmem: the page streams hold NUL bytes) */
+  g_assert_nonnull (memmem (contents, len, box, strlen (box)));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static GtkWindow *
 find_export_dialog (void)
 {
@@ -1778,6 +1857,7 @@ main (int   argc,
   g_test_add_func ("/window/layout-announces", test_layout_announces);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
+  g_test_add_func ("/window/export-page-limits", test_export_page_limits);
   g_test_add_func ("/window/show-export", test_show_export);
 
   ret = g_test_run ();
