@@ -26,7 +26,10 @@ guint              ts_tensor_table_get_n_rows      (TsTensorTable *self);
 void               ts_tensor_table_set_filter_text (TsTensorTable *self,
                                                     const char    *text);
 void               ts_tensor_table_focus_search    (TsTensorTable *self);
-/* column ids: "name", "type", "shape", "elements", "bytes", "offset", "part" */
+/* column ids: "name", "type", "shape", "elements", "bytes", "offset", "part";
+ * the table's sort-column (a column id, or "none" for the file's order)
+ * and sort-order properties, and its table.sort-column and
+ * table.sort-order actions, follow this and header clicks alike */
 void               ts_tensor_table_sort_by         (TsTensorTable *self,
                                                     const char    *column,
                                                     GtkSortType    order);
