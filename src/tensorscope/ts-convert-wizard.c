@@ -1597,7 +1597,11 @@ set_convert_state (TsConvertWizard *self,
   gtk_label_set_text (self->convert_title_label, title);
   gtk_image_set_from_icon_name (self->convert_icon, icon);
   gtk_widget_set_visible (GTK_WIDGET (self->stop_button), g_str_equal (state, "running"));
-  gtk_widget_set_visible (GTK_WIDGET (self->convert_progress), !g_str_equal (state, "failed"));
+  /* Stop left it insensitive while the converter wound down */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->stop_button), TRUE);
+  /* a bar part-filled beside "Nothing was written" would say otherwise */
+  gtk_widget_set_visible (GTK_WIDGET (self->convert_progress),
+                          g_str_equal (state, "running") || g_str_equal (state, "done"));
   gtk_widget_set_visible (GTK_WIDGET (self->convert_tensor_label), g_str_equal (state, "running"));
   gtk_label_set_text (self->convert_error_label, message ? message : "");
   gtk_widget_set_visible (GTK_WIDGET (self->convert_error_label), message != NULL);

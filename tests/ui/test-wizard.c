@@ -600,6 +600,18 @@ start_paced_conversion (const char *dir,
   return wizard;
 }
 
+/* Stop Conversion shows, can be pressed, and so has the progress bar */
+static void
+assert_can_stop (TsConvertWizard *wizard)
+{
+  GtkWidget *stop = ts_test_find_button (GTK_WIDGET (wizard), "_Stop Conversion");
+
+  g_assert_nonnull (stop);
+  g_assert_true (gtk_widget_get_visible (stop));
+  g_assert_true (gtk_widget_is_sensitive (stop));
+  g_assert_true (gtk_widget_get_visible (ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_PROGRESS_BAR)));
+}
+
 static void
 test_wizard_cancel (void)
 {
@@ -635,6 +647,8 @@ test_wizard_cancel (void)
 
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "cancelled");
   g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  /* no part-filled bar beside "Nothing was written" */
+  g_assert_false (gtk_widget_get_visible (ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_PROGRESS_BAR)));
   g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), "big.gguf was not written"));
   g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), "Nothing was written"));
   /* no temporary file either */
@@ -649,6 +663,9 @@ test_wizard_cancel (void)
   ts_convert_wizard_go_next (wizard);
   g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "running");
+  /* a second run can be stopped too: the first Stop left the button
+   * insensitive */
+  assert_can_stop (wizard);
   ts_convert_wizard_cancel_conversion (wizard);
   ts_test_wait_until (conversion_stopped, wizard, 10, "the second stop");
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "cancelled");
@@ -657,6 +674,7 @@ test_wizard_cancel (void)
   g_assert_true (ts_convert_wizard_can_go_next (wizard));
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "running");
+  assert_can_stop (wizard);
   ts_test_wait_until (conversion_stopped, wizard, 60, "the conversion after Convert Again");
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
   g_assert_true (g_file_test (out_path, G_FILE_TEST_EXISTS));
