@@ -482,6 +482,16 @@ def main():
         ours = (WORK / "stray-files.bf16.ours.gguf").read_bytes()
         check("stray-files: same file as without them", ours == (WORK / "base.bf16.ours.gguf").read_bytes())
 
+    # exactly 1,000,000 parameters (14660 × 64 embeddings + 61,760 in two
+    # layers and the norm): utility.py moves to "M" only above a million
+    d = variant("million", BASE + ["--vocab", "14660", "--rope-scaling", "none"])
+    g = convert_both("million", d, "bf16")
+    if g:
+        n = sum(int(np.prod(t["dims"])) for t in g["tensors"])
+        check("million: exactly 1,000,000 parameters, size label \"1000K\"",
+              n == 1000000 and kv(g, "general.size_label") == "1000K",
+              f"{n} parameters, size label {kv(g, 'general.size_label')!r}")
+
     # the user's locale stays out of files: a French one writes decimals with a comma
     # (build-aux/install-deps generates fr_FR.UTF-8)
     fr = dict(os.environ, LC_ALL="fr_FR.UTF-8")

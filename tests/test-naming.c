@@ -153,6 +153,12 @@ test_size_label (void)
     /* 9.96 rounds to 10: two digits, no decimals */
     { 9960000, "10M" },
     { 999999, "1000K" },
+    /* strictly above a power of 1000 moves to the next suffix (utility.py
+     * compares with >): exactly a million is still in thousands */
+    { 1000000, "1000K" },
+    { 1000001, "1.0M" },
+    { 1000000000, "1000M" },
+    { 1000000000000, "1000B" },
     { 1500000000000, "1.5T" },
     { 2500, "2.5K" },
   };

@@ -543,11 +543,12 @@ ts_hf_naming_size_label (guint64 n_params)
   double rounded;
   int digits = 0;
 
-  if (n >= 1e12)
+  /* strictly above each power, as utility.py: 1,000,000 is "1000K" */
+  if (n > 1e12)
     scaled = n * 1e-12, suffix = "T";
-  else if (n >= 1e9)
+  else if (n > 1e9)
     scaled = n * 1e-9, suffix = "B";
-  else if (n >= 1e6)
+  else if (n > 1e6)
     scaled = n * 1e-6, suffix = "M";
   else
     scaled = n * 1e-3, suffix = "K";

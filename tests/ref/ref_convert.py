@@ -516,11 +516,13 @@ def naming_metadata(model_dir, config, total_params):
 
 
 def size_label_from_count(n):
-    if n >= 1e12:
+    # strictly above each power (gguf-py utility.py); SPEC's "≥" is a
+    # paraphrase that differs at exactly 1e6, 1e9 and 1e12
+    if n > 1e12:
         scaled, suffix = n * 1e-12, "T"
-    elif n >= 1e9:
+    elif n > 1e9:
         scaled, suffix = n * 1e-9, "B"
-    elif n >= 1e6:
+    elif n > 1e6:
         scaled, suffix = n * 1e-6, "M"
     else:
         scaled, suffix = n * 1e-3, "K"
