@@ -492,6 +492,39 @@ def main():
               n == 1000000 and kv(g, "general.size_label") == "1000K",
               f"{n} parameters, size label {kv(g, 'general.size_label')!r}")
 
+    # model-card YAML as PyYAML reads it: double-quoted escapes (\u, \x,
+    # \U, \t, \", an escaped line break), quoted and plain scalars over
+    # several lines (folded: a space, a newline per empty line), a comment
+    # after a closing quote
+    card = ('---\n'
+            'model_name: "Caf\\u00e9 \\x41\\U0001F600 Model\\t\\"q\\""\n'
+            'license: other\n'
+            'license_name: some very\n'
+            '  long license name\n'
+            '\n'
+            '  with a second paragraph\n'
+            'license_link: "https://example.org/a\n'
+            '   b \\\n'
+            '   c"\n'
+            "model_creator: 'It''s\n"
+            "  ours'   # the creator\n"
+            'description: "first line\n'
+            '\n'
+            '  after an empty one"\n'
+            'tags: [x, "y"]\n'
+            '---\n')
+    d = variant("card-yaml", BASE, lambda d: (d / "README.md").write_text(card, encoding="utf-8"))
+    g = convert_both("card-yaml", d, "bf16")
+    if g:
+        check("card-yaml: escapes and folded lines read as YAML reads them",
+              kv(g, "general.name") == "Café A\U0001F600 Model\t\"q\""
+              and kv(g, "general.license.name") == "some very long license name\nwith a second paragraph"
+              and kv(g, "general.license.link") == "https://example.org/a b c"
+              and kv(g, "general.author") == "It's ours"
+              and kv(g, "general.description") == "first line\nafter an empty one",
+              repr([kv(g, k) for k in ("general.name", "general.license.name", "general.license.link",
+                                       "general.author", "general.description")]))
+
     # the user's locale stays out of files: a French one writes decimals with a comma
     # (build-aux/install-deps generates fr_FR.UTF-8)
     fr = dict(os.environ, LC_ALL="fr_FR.UTF-8")

@@ -619,14 +619,72 @@ card_value_new (CardKind    kind,
   return v;
 }
 
+/* YAML's line folding inside a flow scalar, at the line break @s[*i]
+ * ('\n'): the blanks before it are dropped from @out (unless @keep of
+ * them came from escapes), those after it skipped, and the break becomes
+ * a space, or one newline per empty line that follows. */
+static void
+fold_line_break (GString    *out,
+                 gsize       keep,
+                 const char *s,
+                 gsize       n,
+                 gsize      *i)
+{
+  guint empty = 0;
+
+  while (out->len > keep && (out->str[out->len - 1] == ' ' || out->str[out->len - 1] == '\t'))
+    g_string_truncate (out, out->len - 1);
+  for (;;)
+    {
+      gsize j = *i + 1;
+
+      while (j < n && (s[j] == ' ' || s[j] == '\t'))
+        j++;
+      *i = j - 1;
+      if (j >= n || s[j] != '\n')
+        break;
+      empty++;
+      *i = j;
+    }
+  if (empty == 0)
+    g_string_append_c (out, ' ');
+  for (; empty > 0; empty--)
+    g_string_append_c (out, '\n');
+}
+
+/* \xXX, \uXXXX or \UXXXXXXXX at @s (after the letter): the code point in
+ * UTF-8, or U+FFFD for one that is not a character */
+static gsize
+append_escaped_code (GString    *out,
+                     const char *s,
+                     gsize       n,
+                     guint       digits)
+{
+  gunichar c = 0;
+  guint k;
+
+  for (k = 0; k < digits && k < n && g_ascii_isxdigit (s[k]); k++)
+    c = c * 16 + (gunichar) g_ascii_xdigit_value (s[k]);
+  g_string_append_unichar (out, k == digits && g_unichar_validate (c) ? c : 0xfffd);
+  return k;
+}
+
+/* The inside of a double-quoted YAML scalar, over one line or more:
+ * PyYAML's escapes, and its line folding */
 static char *
 unquote_double (const char *s,
                 gsize       n)
 {
   g_autoptr(GString) out = g_string_new (NULL);
+  gsize keep = 0;   /* out's bytes that folding must not trim */
 
   for (gsize i = 0; i < n; i++)
     {
+      if (s[i] == '\n')
+        {
+          fold_line_break (out, keep, s, n, &i);
+          continue;
+        }
       if (s[i] != '\\' || i + 1 >= n)
         {
           g_string_append_c (out, s[i]);
@@ -635,13 +693,85 @@ unquote_double (const char *s,
       i++;
       switch (s[i])
         {
-        case 'n': g_string_append_c (out, '\n'); break;
-        case 't': g_string_append_c (out, '\t'); break;
         case '0': g_string_append_c (out, '\0'); break;
-        default: g_string_append_c (out, s[i]); break;
+        case 'a': g_string_append_c (out, '\a'); break;
+        case 'b': g_string_append_c (out, '\b'); break;
+        case 't': case '\t': g_string_append_c (out, '\t'); break;
+        case 'n': g_string_append_c (out, '\n'); break;
+        case 'v': g_string_append_c (out, '\v'); break;
+        case 'f': g_string_append_c (out, '\f'); break;
+        case 'r': g_string_append_c (out, '\r'); break;
+        case 'e': g_string_append_c (out, '\033'); break;
+        case 'N': g_string_append_unichar (out, 0x85); break;
+        case '_': g_string_append_unichar (out, 0xa0); break;
+        case 'L': g_string_append_unichar (out, 0x2028); break;
+        case 'P': g_string_append_unichar (out, 0x2029); break;
+        case 'x': i += append_escaped_code (out, s + i + 1, n - i - 1, 2); break;
+        case 'u': i += append_escaped_code (out, s + i + 1, n - i - 1, 4); break;
+        case 'U': i += append_escaped_code (out, s + i + 1, n - i - 1, 8); break;
+        case '\n':
+          /* an escaped line break joins the lines with nothing between */
+          while (i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t'))
+            i++;
+          break;
+        default: g_string_append_c (out, s[i]); break;   /* " \\ / and space */
         }
+      keep = out->len;
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* The inside of a single-quoted scalar: '' is a quote; lines fold */
+static char *
+unquote_single (const char *s,
+                gsize       n)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  gsize keep = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      if (s[i] == '\n')
+        fold_line_break (out, keep, s, n, &i);
+      else if (s[i] == '\'' && i + 1 < n && s[i + 1] == '\'')
+        {
+          g_string_append_c (out, s[i++]);
+          keep = out->len;
+        }
+      else
+        g_string_append_c (out, s[i]);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* the index of the quote that closes the quoted scalar @t starts with
+ * (\" escapes one in double quotes, '' in single ones), or @n; from
+ * *@from (1 at first), which is left where the scan stopped, so that a
+ * scalar growing line by line is scanned once */
+static gsize
+quoted_end (const char *t,
+            gsize       n,
+            gsize      *from)
+{
+  gsize j = MAX (*from, 1);
+  gsize end = n;
+
+  while (j < n)
+    {
+      if (t[0] == '"' && t[j] == '\\')
+        j += 2;
+      else if (t[0] == '\'' && t[j] == '\'' && j + 1 < n && t[j + 1] == '\'')
+        j += 2;
+      else if (t[j] == t[0])
+        {
+          end = j;
+          break;
+        }
+      else
+        j++;
+    }
+  *from = j;
+  return end;
 }
 
 /* a scalar's text, without quotes and trailing comment; NULL for null */
@@ -652,15 +782,14 @@ parse_scalar (const char *text)
   const char *hash;
   gsize n = strlen (t);
 
-  if (n >= 2 && t[0] == '"' && t[n - 1] == '"')
-    return unquote_double (t + 1, n - 2);
-  if (n >= 2 && t[0] == '\'' && t[n - 1] == '\'')
+  if (t[0] == '"' || t[0] == '\'')
     {
-      g_auto(GStrv) pieces = g_strsplit (t + 1, "''", -1);
-      g_autofree char *joined = g_strjoinv ("'", pieces);
+      gsize from = 1;
+      gsize end = quoted_end (t, n, &from);
 
-      joined[strlen (joined) - 1] = '\0';
-      return g_steal_pointer (&joined);
+      /* what follows the closing quote can only be a comment */
+      if (end < n)
+        return t[0] == '"' ? unquote_double (t + 1, end - 1) : unquote_single (t + 1, end - 1);
     }
   hash = strstr (t, " #");
   if (hash != NULL)
@@ -878,6 +1007,57 @@ parse_nested (char       **lines,
   return j;
 }
 
+/* A top-level key's scalar @first (stripped) and the more-indented lines
+ * that continue it, as one text (@lines[@i] holds the key); a plain
+ * scalar's lines folded here, a quoted one's by its unquoting. Returns
+ * the index of the next key's line. */
+static guint
+gather_scalar (char       **lines,
+               guint        i,
+               const char  *first,
+               char       **text)
+{
+  g_autoptr(GString) raw = g_string_new (first);
+  gboolean quoted = first[0] == '"' || first[0] == '\'';
+  gsize scanned = 1;
+  gboolean open = quoted ? quoted_end (raw->str, raw->len, &scanned) == raw->len
+                         : strstr (first, " #") == NULL;
+  guint empty = 0;
+
+  for (i++; lines[i] != NULL && (line_indent (lines[i]) > 0 || line_is_blank (lines[i])); i++)
+    {
+      const char *line = lines[i] + line_indent (lines[i]);
+      g_autofree char *stripped = g_strstrip (g_strdup (line));
+
+      if (!open)
+        continue;
+      if (quoted)
+        {
+          /* up to the closing quote, folded by the unquoting */
+          g_string_append_printf (raw, "\n%s", line);
+          open = quoted_end (raw->str, raw->len, &scanned) == raw->len;
+          continue;
+        }
+      /* a plain scalar ends at a comment; a line break folds to a space,
+       * or to a newline per empty line */
+      if (stripped[0] == '#')
+        open = FALSE;
+      else if (stripped[0] == '\0')
+        empty++;
+      else
+        {
+          if (empty == 0)
+            g_string_append_c (raw, ' ');
+          for (; empty > 0; empty--)
+            g_string_append_c (raw, '\n');
+          g_string_append (raw, stripped);
+          open = strstr (stripped, " #") == NULL;
+        }
+    }
+  *text = g_string_free (g_steal_pointer (&raw), FALSE);
+  return i;
+}
+
 static guint
 parse_top_value (char       **lines,
                  guint        i,
@@ -896,9 +1076,13 @@ parse_top_value (char       **lines,
     return parse_block_scalar (lines, i + 1, value, out);
   else
     {
-      g_autofree char *scalar = parse_scalar (value);
+      g_autofree char *text = NULL;
+      g_autofree char *scalar = NULL;
 
+      i = gather_scalar (lines, i, value, &text);
+      scalar = parse_scalar (text);
       *out = card_value_new (scalar ? CARD_SCALAR : CARD_NULL, scalar);
+      return i;
     }
   for (i++; lines[i] != NULL && (line_is_blank (lines[i]) || line_indent (lines[i]) > 0); i++)
     ;
