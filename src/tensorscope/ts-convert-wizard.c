@@ -932,10 +932,10 @@ static void
 build_type_list (TsConvertWizard *self)
 {
   static const struct { const char *title; const char *description; } rows[] = {
-    [TS_OUTTYPE_AUTO] = { N_("Auto"), N_("The source's own precision: BF16 for a BF16 checkpoint, as llama.cpp's converter chooses") },
+    [TS_OUTTYPE_AUTO] = { N_("Auto"), N_("As llama.cpp's converter chooses: BF16 for a BF16 checkpoint, F16 for any other") },
     [TS_OUTTYPE_F32] = { N_("F32"), N_("32-bit floats: every value exact, twice the size of BF16") },
     [TS_OUTTYPE_F16] = { N_("F16"), N_("Half precision: rounds values outside its range or below its precision") },
-    [TS_OUTTYPE_BF16] = { N_("BF16"), N_("Brain floats: bit-exact for a BF16 checkpoint") },
+    [TS_OUTTYPE_BF16] = { N_("BF16"), N_("Brain floats: bit-exact for a BF16 checkpoint, rounded from any other") },
     [TS_OUTTYPE_Q8_0] = { N_("Q8_0"), N_("8-bit blocks of 32 values with a scale: about half the size of BF16, lossy") },
   };
   GtkCheckButton *group = NULL;
