@@ -356,6 +356,10 @@ def bit_flip_cases(r, ck, ggufs):
                       first is not None and first["index"] == want)
                 if t == "bf16":
                     ok = ok and "flipped bit" in (p["detail"] or "")
+                elif p is not None:
+                    # the plain diagnosis: how many values, and what they should be
+                    ok = ok and (p["detail"] or "").startswith("1 of ") and \
+                        (p["detail"] or "").endswith(f" values are not the source's values in {p['target_dtype']}")
                 if cls == "rope_freqs":
                     ok = ok and check_named(rep, "rope-freqs")["status"] == "fail"
                 else:

@@ -833,8 +833,8 @@ diagnose (AuditRun     *run,
   g_autofree char *n_mismatch = _ts_audit_format_count (pair->n_mismatch);
   g_autofree char *n_values = _ts_audit_format_count (pair->n_values);
 
-  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("%s of %s values differ from the source as "
-                             "the %s type promises"), n_mismatch, n_values, pair->target_dtype);
+  _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("%s of %s values are not the source's "
+                             "values in %s"), n_mismatch, n_values, pair->target_dtype);
   if (diagnose_permutation (job, pair))
     return;
   if (ts_tensor_get_dtype (source) != TS_DTYPE_BF16 &&
