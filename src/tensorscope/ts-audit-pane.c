@@ -27,6 +27,7 @@ struct _TsAuditPane
   GCancellable        *cancellable;   /* export */
   GtkCustomFilter     *pair_filter;
   GtkFilterListModel  *pair_rows;
+  GtkSortListModel    *sorted_pairs;  /* pair_rows in the header's order */
   char                *filter_text;
 
   GtkImage            *status_icon;
@@ -61,6 +62,7 @@ typedef struct
   const char    *css_class;
   gboolean       wrap;
   float          xalign;
+  GCompareDataFunc compare;   /* a sortable column's order, or NULL */
 } Column;
 
 static const char *
@@ -163,7 +165,7 @@ bind_cell (GtkSignalListItemFactory *factory,
   }
 }
 
-static void
+static GtkColumnViewColumn *
 add_column (GtkColumnView  *view,
             const char     *title,
             const Column   *spec,
@@ -183,7 +185,14 @@ add_column (GtkColumnView  *view,
   gtk_column_view_column_set_resizable (column, TRUE);
   if (fixed_width > 0)
     gtk_column_view_column_set_fixed_width (column, fixed_width);
+  if (spec->compare != NULL)
+    {
+      g_autoptr(GtkCustomSorter) sorter = gtk_custom_sorter_new (spec->compare, NULL, NULL);
+
+      gtk_column_view_column_set_sorter (column, GTK_SORTER (sorter));
+    }
   gtk_column_view_append_column (view, column);
+  return column;
 }
 
 /* Checks */
@@ -213,6 +222,55 @@ pair_target (gpointer item)
 }
 
 static char *pair_transform (gpointer item) { return g_strdup (ts_audit_pair_get_transform (item)); }
+
+/* names in natural order ("blk.2" before "blk.10"), a pair without one
+ * (a tensor the converter dropped, or one it made) last */
+static int
+compare_names (const char *a,
+               const char *b)
+{
+  if (a == NULL || b == NULL)
+    return (a == NULL) - (b == NULL);
+  return ts_natural_compare (a, b);
+}
+
+static int
+compare_pair_sources (gconstpointer a,
+                      gconstpointer b,
+                      gpointer      user_data)
+{
+  const char * const *na = ts_audit_pair_get_source_names ((TsAuditPair *) a);
+  const char * const *nb = ts_audit_pair_get_source_names ((TsAuditPair *) b);
+
+  return compare_names (na != NULL ? na[0] : NULL, nb != NULL ? nb[0] : NULL);
+}
+
+static int
+compare_pair_targets (gconstpointer a,
+                      gconstpointer b,
+                      gpointer      user_data)
+{
+  return compare_names (ts_audit_pair_get_target_name ((TsAuditPair *) a),
+                        ts_audit_pair_get_target_name ((TsAuditPair *) b));
+}
+
+static int
+compare_pair_transforms (gconstpointer a,
+                         gconstpointer b,
+                         gpointer      user_data)
+{
+  return g_strcmp0 (ts_audit_pair_get_transform ((TsAuditPair *) a),
+                    ts_audit_pair_get_transform ((TsAuditPair *) b));
+}
+
+/* failures first */
+static int
+compare_pair_status (gconstpointer a,
+                     gconstpointer b,
+                     gpointer      user_data)
+{
+  return (int) ts_audit_pair_get_status ((TsAuditPair *) b) - (int) ts_audit_pair_get_status ((TsAuditPair *) a);
+}
 static char *pair_detail (gpointer item) { return g_strdup (ts_audit_pair_get_detail (item)); }
 static TsAuditStatus pair_status (gpointer item) { return ts_audit_pair_get_status (item); }
 
@@ -260,13 +318,18 @@ build_columns (TsAuditPane *self)
               &(Column) { check_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 
   add_column (self->pairs_view, _("Source Tensor"),
-              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0 }, FALSE, 0);
-  add_column (self->pairs_view, _("GGUF Tensor"),
-              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 0);
+              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0, compare_pair_sources }, FALSE, 0);
+  /* in the order of the GGUF's names at first: the source's order is its
+   * writer's (layer 2, 1, 0, the embedding, …) */
+  gtk_column_view_sort_by_column (self->pairs_view,
+                                  add_column (self->pairs_view, _("GGUF Tensor"),
+                                              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0,
+                                                          compare_pair_targets }, FALSE, 0),
+                                  GTK_SORT_ASCENDING);
   add_column (self->pairs_view, _("Transform"),
-              &(Column) { pair_transform, NULL, "transform", FALSE, 0 }, FALSE, 0);
+              &(Column) { pair_transform, NULL, "transform", FALSE, 0, compare_pair_transforms }, FALSE, 0);
   add_column (self->pairs_view, _("Result"),
-              &(Column) { NULL, pair_status, NULL, FALSE, 0 }, FALSE, 100);
+              &(Column) { NULL, pair_status, NULL, FALSE, 0, compare_pair_status }, FALSE, 100);
   add_column (self->pairs_view, _("Detail"),
               &(Column) { pair_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 
@@ -383,7 +446,7 @@ ts_audit_pane_get_pair_rows (TsAuditPane *self)
 {
   g_return_val_if_fail (TS_IS_AUDIT_PANE (self), NULL);
 
-  return G_LIST_MODEL (self->pair_rows);
+  return G_LIST_MODEL (self->sorted_pairs);
 }
 
 void
@@ -508,7 +571,7 @@ ts_audit_pane_set_report (TsAuditPane   *self,
   gtk_column_view_set_model (self->checks_view, GTK_SELECTION_MODEL (checks));
 
   gtk_filter_list_model_set_model (self->pair_rows, ts_audit_report_get_pairs (report));
-  pairs = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->pair_rows)));
+  pairs = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->sorted_pairs)));
   gtk_column_view_set_model (self->pairs_view, GTK_SELECTION_MODEL (pairs));
 
   sizes = gtk_no_selection_new (g_object_ref (ts_audit_report_get_size_rows (report)));
@@ -1014,6 +1077,7 @@ ts_audit_pane_dispose (GObject *object)
   g_clear_object (&self->report);
   g_clear_object (&self->source);
   g_clear_object (&self->target);
+  g_clear_object (&self->sorted_pairs);
   g_clear_object (&self->pair_rows);
   g_clear_object (&self->pair_filter);
 
@@ -1071,6 +1135,8 @@ ts_audit_pane_init (TsAuditPane *self)
   self->pair_filter = gtk_custom_filter_new (pair_matches, self, NULL);
   self->pair_rows = gtk_filter_list_model_new (NULL, g_object_ref (GTK_FILTER (self->pair_filter)));
   build_columns (self);
+  self->sorted_pairs = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->pair_rows)),
+                                                g_object_ref (gtk_column_view_get_sorter (self->pairs_view)));
   ts_list_leave_on_tab (GTK_WIDGET (self->checks_view));
   ts_list_leave_on_tab (GTK_WIDGET (self->pairs_view));
   ts_list_leave_on_tab (GTK_WIDGET (self->sizes_view));

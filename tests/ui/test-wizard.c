@@ -371,6 +371,37 @@ assert_fits_half_screen (GtkWidget *window)
   g_assert_cmpint (min_width, <=, 683);
 }
 
+/* The audit's tensor table shows the pairs sorted by their GGUF names in
+ * natural order (blk.2 before blk.10), not in the source's order */
+static void
+assert_pairs_in_gguf_order (TsAuditPane *pane)
+{
+  GListModel *rows = ts_audit_pane_get_pair_rows (pane);
+  g_autofree char *previous = NULL;
+  guint n_layers_seen = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(TsAuditPair) pair = g_list_model_get_item (rows, i);
+      const char *name = ts_audit_pair_get_target_name (pair);
+      int layer;
+
+      g_assert_nonnull (name);
+      if (previous != NULL)
+        {
+          /* blk.N. by its number, then the names after the blocks */
+          if (sscanf (previous, "blk.%d.", &layer) == 1 && g_str_has_prefix (name, "blk."))
+            g_assert_cmpint (layer, <=, atoi (name + 4));
+          else
+            g_assert_false (g_str_has_prefix (name, "blk."));
+        }
+      n_layers_seen += g_str_has_prefix (name, "blk.");
+      g_free (previous);
+      previous = g_strdup (name);
+    }
+  g_assert_cmpuint (n_layers_seen, >, 0);
+}
+
 static void
 test_wizard_end_to_end (void)
 {
@@ -494,6 +525,7 @@ test_wizard_end_to_end (void)
     }
   g_assert_cmpuint (g_list_model_get_n_items (ts_audit_pane_get_pair_rows (pane)), ==,
                     g_list_model_get_n_items (ts_audit_report_get_pairs (report)));
+  assert_pairs_in_gguf_order (pane);
   g_assert_null (ts_audit_pane_get_pairs_placeholder (pane));
   ts_audit_pane_set_failures_only (pane, TRUE);
   g_assert_cmpuint (g_list_model_get_n_items (ts_audit_pane_get_pair_rows (pane)), ==, 0);
