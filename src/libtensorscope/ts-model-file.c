@@ -308,6 +308,14 @@ sniff_and_load (GFile           *file,
       return NULL;
     }
 
+  /* said plainly, not as a field it ends inside of */
+  if (n_read == 0)
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_TRUNCATED,
+                   _("%s: byte 0: the file is empty (a download that has not started, or was cut "
+                     "off?)"), name);
+      return NULL;
+    }
   if (n_read >= 4 && memcmp (head, "GGUF", 4) == 0)
     return _ts_gguf_file_load (file, progress, cancellable, error);
   if (is_lfs_pointer (head, n_read))

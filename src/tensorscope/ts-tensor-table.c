@@ -56,6 +56,7 @@ struct _TsTensorTable
   GtkColumnView      *column_view;
   GtkColumnViewColumn *columns[N_COLUMNS];
   GtkLabel           *summary_label;
+  GtkLabel           *no_match_hint;
   GtkMenuButton      *sort_button;
   GMenu              *sort_column_section;
 
@@ -513,6 +514,21 @@ update_sort_menu (TsTensorTable *self)
     }
 }
 
+/* What to try when a filter matches nothing: a layer's part of a name as
+ * the format spells it (Hugging Face's "layers.3.", llama.cpp's "blk.3.") */
+static void
+set_no_match_hint (TsTensorTable *self,
+                   TsModelFile   *model)
+{
+  g_autofree char *hint = NULL;
+  gboolean gguf = model != NULL && ts_model_file_get_format (model) == TS_FORMAT_GGUF;
+
+  /* Translators: the second example is "blk.3." or "layers.3.", a part of
+   * the names of layer 3's tensors */
+  hint = g_strdup_printf (_("Try a part of a name, such as “attn” or “%s”"), gguf ? "blk.3." : "layers.3.");
+  gtk_label_set_text (self->no_match_hint, hint);
+}
+
 /* Per data type: tensors, parameters and bytes. */
 static void
 update_summary (TsTensorTable *self)
@@ -614,6 +630,7 @@ ts_tensor_table_set_model_file (TsTensorTable *self,
   gtk_filter_list_model_set_incremental (self->filter_model, n > 20000);
 
   update_number_chars (self);
+  set_no_match_hint (self, model);
   many_parts = model != NULL &&
                g_list_model_get_n_items (ts_model_file_get_parts (model)) > 1;
   if (gtk_column_view_column_get_visible (self->columns[COLUMN_PART]) != many_parts)
@@ -949,6 +966,7 @@ ts_tensor_table_class_init (TsTensorTableClass *klass)
   gtk_widget_class_bind_template_child_full (widget_class, "part_column", FALSE,
                                              G_STRUCT_OFFSET (TsTensorTable, columns[COLUMN_PART]));
   gtk_widget_class_bind_template_child (widget_class, TsTensorTable, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, TsTensorTable, no_match_hint);
   gtk_widget_class_bind_template_child (widget_class, TsTensorTable, sort_button);
   gtk_widget_class_bind_template_child (widget_class, TsTensorTable, sort_column_section);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
@@ -963,6 +981,7 @@ ts_tensor_table_init (TsTensorTable *self)
   GtkSorter *sorter;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  set_no_match_hint (self, NULL);
   self->sort_column = SORT_NONE;
   self->sort_order = GTK_SORT_ASCENDING;
 

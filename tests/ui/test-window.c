@@ -642,6 +642,8 @@ test_sort_filter (void)
   ts_tensor_table_set_filter_text (table, "no-such-tensor");
   wait_for_rows (table);
   g_assert_cmpuint (ts_tensor_table_get_n_rows (table), ==, 0);
+  /* the hint spells a layer as this GGUF file does */
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (table), "such as “attn” or “blk.3.”"));
 
   ts_tensor_table_set_filter_text (table, "");
   wait_for_rows (table);
@@ -1828,6 +1830,14 @@ test_sharded_sample (void)
     assert_menu_item (popover, "File", TRUE);
     assert_menu_item (popover, "Ascending", TRUE);
     gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+
+    /* a filter that matches nothing suggests a layer as Hugging Face
+     * spells it */
+    ts_tensor_table_set_filter_text (table, "no-such-tensor");
+    wait_for_rows (table);
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (table), "such as “attn” or “layers.3.”"));
+    ts_tensor_table_set_filter_text (table, "");
+    wait_for_rows (table);
   }
 
   /* the keyboard's band is always on screen, in a pane shorter than the
