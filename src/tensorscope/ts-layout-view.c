@@ -12,6 +12,9 @@
 #include "ts-format.h"
 #include "ts-layout-view.h"
 
+/* the widest band whose selection also gets a mark above it, in pixels */
+#define SELECTION_MARK_MAX_WIDTH 16.0
+
 /* TsLayout computes the geometry and draws the static picture; this widget
  * adds hover, selection and focus on top of it, tooltips, zoom and keyboard
  * navigation.
@@ -508,8 +511,11 @@ ts_layout_view_snapshot (GtkWidget   *widget,
       if (b->visible)
         {
           append_outline (snapshot, b, 3, 2.5, &selected_color);
-          gtk_snapshot_append_color (snapshot, &selected_color,
-                                     &GRAPHENE_RECT_INIT (b->x + b->width / 2 - 5, b->y - 9, 10, 4));
+          /* a mark above a band too narrow for its outline to show; above a
+           * wide one it would only cover its layer's label */
+          if (b->width < SELECTION_MARK_MAX_WIDTH)
+            gtk_snapshot_append_color (snapshot, &selected_color,
+                                       &GRAPHENE_RECT_INIT (b->x + b->width / 2 - 5, b->y - 9, 10, 4));
         }
     }
 

@@ -1296,6 +1296,70 @@ test_layout_announces (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* pixels of the selection's colour (#1c71d8) in the 10 × 4 rectangle the
+ * mark above band @b takes, in the view as drawn */
+static guint
+selection_mark_pixels (TsLayoutView       *view,
+                       const TsLayoutBand *b)
+{
+  g_autoptr(GdkTexture) texture = ts_test_render_widget (GTK_WIDGET (view), "the layout view");
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  g_autofree guchar *pixels = g_malloc ((gsize) width * height * 4);
+  guint n = 0;
+
+  /* B, G, R, A in memory: GDK_MEMORY_DEFAULT */
+  gdk_texture_download (texture, pixels, (gsize) width * 4);
+  for (int y = (int) floor (b->y - 9); y < (int) ceil (b->y - 5); y++)
+    for (int x = (int) floor (b->x + b->width / 2 - 5); x < (int) ceil (b->x + b->width / 2 + 5); x++)
+      {
+        const guchar *p = pixels + ((gsize) y * width + x) * 4;
+
+        if (x >= 0 && y >= 0 && x < width && y < height &&
+            abs (p[2] - 0x1c) < 8 && abs (p[1] - 0x71) < 8 && abs (p[0] - 0xd8) < 8)
+          n++;
+      }
+  return n;
+}
+
+/* A selected band narrower than its outline can show gets a mark above
+ * it; a wide one none (it covered the label of the band's layer) */
+static void
+test_selection_mark (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  guint wide = TS_LAYOUT_NO_BAND, narrow = TS_LAYOUT_NO_BAND;
+
+  ts_test_run_for (300);
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+
+      if (b->tensor == NULL || !b->visible)
+        continue;
+      if (b->width > 60 && wide == TS_LAYOUT_NO_BAND)
+        wide = i;
+      if (b->width < 8 && b->x > 10 && narrow == TS_LAYOUT_NO_BAND)
+        narrow = i;
+    }
+  g_assert_cmpuint (wide, !=, TS_LAYOUT_NO_BAND);
+  g_assert_cmpuint (narrow, !=, TS_LAYOUT_NO_BAND);
+
+  ts_layout_view_activate_band (view, wide);
+  ts_test_run_for (100);
+  g_assert_cmpuint (ts_layout_view_get_selected_band (view), ==, wide);
+  g_assert_cmpuint (selection_mark_pixels (view, ts_layout_get_band (layout, wide)), ==, 0);
+
+  ts_layout_view_activate_band (view, narrow);
+  ts_test_run_for (100);
+  g_assert_cmpuint (ts_layout_view_get_selected_band (view), ==, narrow);
+  g_assert_cmpuint (selection_mark_pixels (view, ts_layout_get_band (layout, narrow)), >=, 20);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_selection_sync (void)
 {
@@ -2229,6 +2293,7 @@ main (int   argc,
   g_test_add_func ("/window/sort-scroll", test_sort_scroll);
   g_test_add_func ("/window/sort-menu", test_sort_menu);
   g_test_add_func ("/window/selection-sync", test_selection_sync);
+  g_test_add_func ("/window/selection-mark", test_selection_mark);
   g_test_add_func ("/window/changed-on-disk", test_changed_on_disk);
   g_test_add_func ("/window/down-from-filter", test_down_from_filter);
   g_test_add_func ("/window/zoom", test_zoom);
