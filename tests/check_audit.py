@@ -247,6 +247,15 @@ def clean_cases(r, ck, ggufs):
                     lossy and all(p["n_mismatch"] == 0 for p in lossy) and
                     sum(p["n_changed"] for p in lossy) > 0 and
                     max(p["max_abs_error"] for p in lossy) > 0)
+            # a relative error of 1 (a value rounded to 0) is explained
+            # beside the passed check, and only then
+            c = check_named(rep, "lossy-rounding")
+            max_rel = max(p["max_rel_error"] for p in lossy)
+            r.check(f"clean ref {t}: lossy-rounding passes and says why an error reaches 1",
+                    c and c["status"] == "pass" and
+                    ("rounds to 0, a relative error of 1" in c["detail"]) == (max_rel >= 1.0),
+                    f"max rel {max_rel}: {c}")
+            print(f"# {t}: max rel error {max_rel}")
     # an independent writer: reversed tensor order, extra keys, alignment 64
     g = Gguf(ggufs["bf16"])
     g.tensors.reverse()

@@ -968,16 +968,23 @@ add_lossy_check (AuditRun *run)
     {
       g_autofree char *changed = _ts_audit_format_count (n_changed);
       g_autofree char *values = _ts_audit_format_count (n_values);
+      g_autofree char *detail = NULL;
 
-      _ts_audit_report_add_check (run->report, "lossy-rounding", TS_AUDIT_PASS,
-                                  g_dngettext (GETTEXT_PACKAGE,
-                                               "%u tensor in a type that rounds: %s of %s values changed, "
-                                               "max abs error %.3g, max rel error %.3g (the rounding itself "
-                                               "is checked exactly)",
-                                               "%u tensors in a type that rounds: %s of %s values changed, "
-                                               "max abs error %.3g, max rel error %.3g (the rounding itself "
-                                               "is checked exactly)", n_lossy),
-                                  n_lossy, changed, values, max_abs, max_rel);
+      detail = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                             "%u tensor in a type that rounds: %s of %s values changed, "
+                                             "max abs error %.3g, max rel error %.3g (the rounding itself "
+                                             "is checked exactly)",
+                                             "%u tensors in a type that rounds: %s of %s values changed, "
+                                             "max abs error %.3g, max rel error %.3g (the rounding itself "
+                                             "is checked exactly)", n_lossy),
+                                n_lossy, changed, values, max_abs, max_rel);
+      /* a passed check beside an error of 100 % needs saying why */
+      if (max_rel >= 1.0)
+        _ts_audit_report_add_check (run->report, "lossy-rounding", TS_AUDIT_PASS, "%s; %s", detail,
+                                    _("a value too small for its type (or for its Q8_0 block's scale) "
+                                      "rounds to 0, a relative error of 1"));
+      else
+        _ts_audit_report_add_check (run->report, "lossy-rounding", TS_AUDIT_PASS, "%s", detail);
     }
 }
 
