@@ -492,6 +492,23 @@ def main():
               n == 1000000 and kv(g, "general.size_label") == "1000K",
               f"{n} parameters, size label {kv(g, 'general.size_label')!r}")
 
+    # Llama 3's pre-tokenizer without model.ignore_merges (false, or absent
+    # as older tokenizers saved it): llama.cpp's "smaug-bpe" (the same
+    # pattern, merges always applied), not "llama-bpe" (which ignores them
+    # for whole-token words). llama.cpp's converter names it by hashing the
+    # ids of a check text, which the test runner cannot do for a tiny
+    # vocabulary (it gives "llama-bpe"), so ref_convert.py alone judges.
+    for name, fn in (("ignore-merges-false", lambda t: t["model"].update(ignore_merges=False)),
+                     ("ignore-merges-absent", lambda t: t["model"].pop("ignore_merges"))):
+        d = variant(name, BASE, lambda d, fn=fn: edit_json(d, "tokenizer.json", fn))
+        g = convert_both(name, d, "bf16", llamacpp_judges=False)
+        if g:
+            check(f"{name}: tokenizer.ggml.pre is smaug-bpe", kv(g, "tokenizer.ggml.pre") == "smaug-bpe",
+                  repr(kv(g, "tokenizer.ggml.pre")))
+    if g_base:
+        check("base: tokenizer.ggml.pre is llama-bpe (ignore_merges true)",
+              kv(g_base, "tokenizer.ggml.pre") == "llama-bpe", repr(kv(g_base, "tokenizer.ggml.pre")))
+
     # model-card YAML as PyYAML reads it: double-quoted escapes (\u, \x,
     # \U, \t, \", an escaped line break), quoted and plain scalars over
     # several lines (folded: a space, a newline per empty line), a comment

@@ -1641,10 +1641,30 @@ choose_pre (Tok         *t,
   *origin = "--tokenizer-pre";
   if (*pre != NULL)
     return TRUE;
-  *pre = TS_HF_TOKENIZER_PRE_LLAMA_BPE;
-  *origin = "tokenizer.json: pre_tokenizer (Llama 3)";
   if (ts_hf_tokenizer_is_llama3_pre_tokenizer (member (t->tok, "pre_tokenizer")))
-    return TRUE;
+    {
+      JsonNode *model = member (t->tok, "model");
+      JsonNode *ignore_merges = model != NULL && JSON_NODE_HOLDS_OBJECT (model)
+                                ? member (json_node_get_object (model), "ignore_merges") : NULL;
+
+      /* llama.cpp's "llama-bpe" also ignores the merges for a word that is
+       * a token of its own, as Llama 3's tokenizer.json asks; one saved
+       * without that (a fine-tune's, by older tokenizers) splits such a
+       * word by the merges, which is llama.cpp's "smaug-bpe": the same
+       * pattern, the merges always (its converter finds it so by hashing
+       * when the vocabulary is Llama 3's) */
+      if (node_is_bool (ignore_merges) && json_node_get_boolean (ignore_merges))
+        {
+          *pre = TS_HF_TOKENIZER_PRE_LLAMA_BPE;
+          *origin = "tokenizer.json: pre_tokenizer (Llama 3)";
+        }
+      else
+        {
+          *pre = TS_HF_TOKENIZER_PRE_SMAUG_BPE;
+          *origin = "tokenizer.json: pre_tokenizer (Llama 3), without model.ignore_merges";
+        }
+      return TRUE;
+    }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                _("tokenizer.json: the pre-tokenizer is not Llama 3's and llama.cpp identifies "
                "pre-tokenizers by name; pass --tokenizer-pre NAME with the name llama.cpp "

@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 
 /* The name llama.cpp gives the Llama 3 pre-tokenizer. */
 #define TS_HF_TOKENIZER_PRE_LLAMA_BPE "llama-bpe"
+/* Llama 3's pattern, without ignore_merges */
+#define TS_HF_TOKENIZER_PRE_SMAUG_BPE "smaug-bpe"
 
 /* Appends to @md, in the order llama.cpp's converter writes them
  * (LlamaModel.set_vocab, _set_vocab_gpt2, gguf-py's SpecialVocab), the

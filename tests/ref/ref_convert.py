@@ -725,7 +725,11 @@ def tokenizer_metadata(model_dir, config, pre_override):
     if pre_override:
         pre = pre_override
     elif is_llama3_pre_tokenizer(tok.get("pre_tokenizer")):
-        pre = "llama-bpe"
+        # llama.cpp's llama-bpe ignores the merges for whole-token words
+        # (tokenizers' ignore_merges); without it, the same pattern is its
+        # smaug-bpe (what its hash gives for Llama 3's vocabulary saved so)
+        model = tok.get("model")
+        pre = "llama-bpe" if isinstance(model, dict) and model.get("ignore_merges") is True else "smaug-bpe"
     else:
         raise ConvertError("BPE pre-tokenizer was not recognized (give --pre)")
 
