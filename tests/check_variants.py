@@ -603,6 +603,13 @@ def main():
     def cfg(fn):
         return lambda d: edit_json(d, "config.json", fn)
 
+    # the early conversions' spelling, which llama.cpp's converter registers too
+    d = mutated("architectures-LLaMA", "config.json", lambda c: c.update(architectures=["LLaMAForCausalLM"]))
+    g = convert_both("architectures-LLaMA", d, "bf16")
+    if g and g_base:
+        check("architectures [\"LLaMAForCausalLM\"]: the same tensors and keys as LlamaForCausalLM",
+              [t["name"] for t in g["tensors"]] == [t["name"] for t in g_base["tensors"]])
+
     # llama.cpp's converter reads architectures[0] and nothing after it
     d = mutated("architectures-second-null", "config.json",
                 lambda c: c.update(architectures=["LlamaForCausalLM", None]))

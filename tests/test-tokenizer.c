@@ -350,7 +350,7 @@ test_vocab_collisions (Fixture       *fixture,
               "{\"id\": 6, \"content\": \"<|eot_id|>\", \"special\": true}, "
               "{\"id\": 7, \"content\": \"big\", \"special\": false}], "
               "\"pre_tokenizer\": " LLAMA3_PRE ", "
-              "\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"x\": 2, \"y\": 2, "
+              "\"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"vocab\": {\"a\": 0, \"b\": 1, \"x\": 2, \"y\": 2, "
               "\"<|eot_id|>\": 3, \"big\": 12}, \"merges\": [\"a b\"]}}");
   write_configs (fixture, "");
   md = convert (fixture, NULL, &error);

@@ -76,8 +76,9 @@ static const TensorRule llama_layer_rules[] = {
   { NULL }
 };
 
+/* (LLaMAForCausalLM: the name of the first Hugging Face conversions) */
 static const char * const llama_hf_architectures[] = {
-  "LlamaForCausalLM", "MistralForCausalLM", NULL
+  "LlamaForCausalLM", "MistralForCausalLM", "LLaMAForCausalLM", NULL
 };
 
 /* tensors the converter skips, wherever they are */
