@@ -1296,6 +1296,31 @@ test_layout_announces (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+shortcuts_window_shows (gpointer data)
+{
+  return ts_test_find_toplevel (GTK_TYPE_SHORTCUTS_WINDOW) != NULL;
+}
+
+/* Ctrl+? shows every shortcut on one page (with a second, GTK 4.8's page
+ * switcher warned that a label "reported min width -4": fatal here) */
+static void
+test_shortcuts_window (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  GtkWindow *shortcuts;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL));
+  ts_test_wait_until (shortcuts_window_shows, NULL, 10, "the shortcuts window");
+  shortcuts = ts_test_find_toplevel (GTK_TYPE_SHORTCUTS_WINDOW);
+  save_screenshot (GTK_WIDGET (shortcuts), "shortcuts.png");
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (shortcuts), "Convert a checkpoint to GGUF"));
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (shortcuts), "Close (stops a conversion)"));
+
+  gtk_window_destroy (shortcuts);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* pixels of the selection's colour (#1c71d8) in the 10 × 4 rectangle the
  * mark above band @b takes, in the view as drawn */
 static guint
@@ -2294,6 +2319,7 @@ main (int   argc,
   g_test_add_func ("/window/sort-menu", test_sort_menu);
   g_test_add_func ("/window/selection-sync", test_selection_sync);
   g_test_add_func ("/window/selection-mark", test_selection_mark);
+  g_test_add_func ("/window/shortcuts", test_shortcuts_window);
   g_test_add_func ("/window/changed-on-disk", test_changed_on_disk);
   g_test_add_func ("/window/down-from-filter", test_down_from_filter);
   g_test_add_func ("/window/zoom", test_zoom);
