@@ -492,6 +492,27 @@ def main():
               n == 1000000 and kv(g, "general.size_label") == "1000K",
               f"{n} parameters, size label {kv(g, 'general.size_label')!r}")
 
+    # more of it: a quoted scalar that goes on at column 0, an escaped
+    # space at the end of a line, empty lines after an escaped line break
+    card = ('---\n'
+            'model_name: "Tiny\n'
+            'Model \\ \n'
+            '  X"\n'
+            "model_creator: 'open\n"
+            "quote'\n"
+            'description: "a\\\n'
+            '\n'
+            '  \n'
+            '  b"\n'
+            '---\n')
+    d = variant("card-yaml-2", BASE, lambda d: (d / "README.md").write_text(card, encoding="utf-8"))
+    g = convert_both("card-yaml-2", d, "bf16")
+    if g:
+        check("card-yaml-2: quoted lines at column 0, an escaped space, an escaped break",
+              kv(g, "general.name") == "Tiny Model   X" and kv(g, "general.author") == "open quote"
+              and kv(g, "general.description") == "a\n\nb",
+              repr([kv(g, k) for k in ("general.name", "general.author", "general.description")]))
+
     # Llama 3's pre-tokenizer without model.ignore_merges (false, or absent
     # as older tokenizers saved it): llama.cpp's "smaug-bpe" (the same
     # pattern, merges always applied), not "llama-bpe" (which ignores them

@@ -398,6 +398,20 @@ test_card_edge_cases (Fixture       *fixture,
   g_assert_cmpstr (mb, ==, "general.name=Beta 7b\ngeneral.basename=beta\ngeneral.size_label=7B\n");
 }
 
+/* A quote never closed is an error to PyYAML (llama.cpp's converter
+ * stops there): no value, not the text with its quote */
+static void
+test_card_unterminated_quote (Fixture       *fixture,
+                              gconstpointer  user_data)
+{
+  g_autoptr(GFile) dir = make_model_dir (fixture, "gamma-7b",
+                                         "---\nmodel_name: \"open\n  more\nlicense: mit\n---\n");
+  g_autofree char *md = naming_of (dir, NULL, 0);
+
+  g_assert_null (strstr (md, "open"));
+  g_assert_nonnull (strstr (md, "general.name=Gamma 7b\n"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -410,6 +424,8 @@ main (int   argc,
   g_test_add ("/naming/folder-names", Fixture, NULL, fixture_set_up, test_folder_names, fixture_tear_down);
   g_test_add ("/naming/name-or-path", Fixture, NULL, fixture_set_up, test_name_or_path, fixture_tear_down);
   g_test_add ("/naming/model-card", Fixture, NULL, fixture_set_up, test_model_card, fixture_tear_down);
+  g_test_add ("/naming/card-unterminated-quote", Fixture, NULL, fixture_set_up,
+              test_card_unterminated_quote, fixture_tear_down);
   g_test_add ("/naming/card-edge-cases", Fixture, NULL, fixture_set_up, test_card_edge_cases,
               fixture_tear_down);
   return g_test_run ();

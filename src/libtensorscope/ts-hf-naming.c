@@ -710,9 +710,17 @@ unquote_double (const char *s,
         case 'u': i += append_escaped_code (out, s + i + 1, n - i - 1, 4); break;
         case 'U': i += append_escaped_code (out, s + i + 1, n - i - 1, 8); break;
         case '\n':
-          /* an escaped line break joins the lines with nothing between */
-          while (i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t'))
-            i++;
+          /* an escaped line break joins the lines with nothing between;
+           * each empty line after it is a newline */
+          for (;;)
+            {
+              while (i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t'))
+                i++;
+              if (i + 1 >= n || s[i + 1] != '\n')
+                break;
+              g_string_append_c (out, '\n');
+              i++;
+            }
           break;
         default: g_string_append_c (out, s[i]); break;   /* " \\ / and space */
         }
@@ -787,9 +795,12 @@ parse_scalar (const char *text)
       gsize from = 1;
       gsize end = quoted_end (t, n, &from);
 
-      /* what follows the closing quote can only be a comment */
-      if (end < n)
-        return t[0] == '"' ? unquote_double (t + 1, end - 1) : unquote_single (t + 1, end - 1);
+      /* what follows the closing quote can only be a comment; a quote
+       * never closed is an error to PyYAML (and to llama.cpp's
+       * converter), no value here */
+      if (end == n)
+        return NULL;
+      return t[0] == '"' ? unquote_double (t + 1, end - 1) : unquote_single (t + 1, end - 1);
     }
   hash = strstr (t, " #");
   if (hash != NULL)
@@ -1024,11 +1035,15 @@ gather_scalar (char       **lines,
                          : strstr (first, " #") == NULL;
   guint empty = 0;
 
-  for (i++; lines[i] != NULL && (line_indent (lines[i]) > 0 || line_is_blank (lines[i])); i++)
+  for (i++; lines[i] != NULL; i++)
     {
       const char *line = lines[i] + line_indent (lines[i]);
-      g_autofree char *stripped = g_strstrip (g_strdup (line));
+      g_autofree char *stripped = NULL;
 
+      /* an open quote takes every line up to its end, indented or not;
+       * else the value ends at the next key */
+      if (!(quoted && open) && line_indent (lines[i]) == 0 && !line_is_blank (lines[i]))
+        break;
       if (!open)
         continue;
       if (quoted)
@@ -1040,6 +1055,7 @@ gather_scalar (char       **lines,
         }
       /* a plain scalar ends at a comment; a line break folds to a space,
        * or to a newline per empty line */
+      stripped = g_strstrip (g_strdup (line));
       if (stripped[0] == '#')
         open = FALSE;
       else if (stripped[0] == '\0')
@@ -1076,10 +1092,15 @@ parse_top_value (char       **lines,
     return parse_block_scalar (lines, i + 1, value, out);
   else
     {
+      g_autofree char *first = g_strchug (g_strdup (rest));
       g_autofree char *text = NULL;
       g_autofree char *scalar = NULL;
 
-      i = gather_scalar (lines, i, value, &text);
+      /* a quoted scalar keeps the blanks at its first line's end: one may
+       * be escaped ("a\ ") */
+      if (first[0] != '"' && first[0] != '\'')
+        g_strchomp (first);
+      i = gather_scalar (lines, i, first, &text);
       scalar = parse_scalar (text);
       *out = card_value_new (scalar ? CARD_SCALAR : CARD_NULL, scalar);
       return i;
