@@ -1811,6 +1811,23 @@ is_regular_file (GFile *file)
   return g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_REGULAR;
 }
 
+/**
+ * ts_hf_tokenizer_is_sentencepiece:
+ * @dir: a checkpoint folder
+ *
+ * LlamaModel.set_vocab() reads a tokenizer.model that is a file (a link to
+ * one too) with sentencepiece, whatever else the folder holds.
+ *
+ * Returns: whether @dir's tokenizer is a SentencePiece model
+ */
+gboolean
+ts_hf_tokenizer_is_sentencepiece (GFile *dir)
+{
+  g_autoptr(GFile) spm = g_file_get_child (dir, "tokenizer.model");
+
+  return is_regular_file (spm);
+}
+
 /* the vocabulary _create_vocab_sentencepiece() builds */
 typedef struct
 {
@@ -1845,6 +1862,21 @@ spm_vocab_set (SpmVocab   *v,
   g_array_index (v->types, gint32, id) = type;
 }
 
+/* a score as gguf-py packs it: sentencepiece's float became a Python
+ * float (a double) and struct.pack() makes it a float again, which quiets
+ * a signalling NaN (its payload stays) */
+static float
+python_float32 (float score)
+{
+  guint32 bits;
+
+  memcpy (&bits, &score, sizeof bits);
+  if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0)
+    bits |= 0x00400000u;
+  memcpy (&score, &bits, sizeof bits);
+  return score;
+}
+
 /* the pieces of tokenizer.model: control, unknown, unused and byte pieces
  * keep their type, normal and user-defined ones are normal tokens */
 static void
@@ -1865,7 +1897,7 @@ spm_vocab_add_pieces (SpmVocab   *v,
       else if (type == TS_SPM_BYTE)
         token_type = TOKEN_BYTE;
       spm_vocab_set (v, i, g_strdup (g_ptr_array_index (model->pieces, i)),
-                     g_array_index (model->scores, float, i), token_type);
+                     python_float32 (g_array_index (model->scores, float, i)), token_type);
     }
 }
 

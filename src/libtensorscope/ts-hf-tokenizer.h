@@ -34,6 +34,10 @@ gboolean ts_hf_tokenizer_add_metadata (GFile            *dir,
                                        TsGgufMetadata   *md,
                                        GError          **error);
 
+/* TRUE if @dir has a tokenizer.model (a regular file): its tokenizer is
+ * SentencePiece, as llama.cpp's converter reads it. */
+gboolean ts_hf_tokenizer_is_sentencepiece (GFile *dir);
+
 /* TRUE if @pre_tokenizer (tokenizer.json's "pre_tokenizer") is Llama 3's
  * Split regex + ByteLevel sequence. */
 gboolean ts_hf_tokenizer_is_llama3_pre_tokenizer (JsonNode *pre_tokenizer);

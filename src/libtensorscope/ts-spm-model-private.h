@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 /* Real models are below 5 MB (Llama 2's: 500 KB, Gemma's 256,000 pieces:
  * 4 MB); the largest vocabularies have about 260,000 pieces. */
 #define TS_SPM_MAX_FILE_SIZE  (64 * 1024 * 1024)
-#define TS_SPM_MAX_PIECES     (2 * 1024 * 1024)
+#define TS_SPM_MAX_PIECES     (1024 * 1024)
 
 /* ModelProto.SentencePiece.Type */
 typedef enum

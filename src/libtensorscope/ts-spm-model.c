@@ -8,10 +8,13 @@
  * SentencePiece { 1: piece (string), 2: score (float), 3: type (enum) }.
  * This reads the wire format by hand, iteratively (no nested call deeper
  * than one piece), every length checked against what is left of the
- * buffer; other fields are skipped by their wire type. Beyond the wire
+ * buffer; other fields are skipped by their wire type, but for the
+ * trainer spec's byte_fallback (field 2, its field 35). Beyond the wire
  * format, it refuses what sentencepiece's own loader refuses among the
- * pieces (an empty piece, one defined twice, no or two unknown pieces), so
- * that a model llama.cpp's converter cannot read is not converted here.
+ * pieces (an empty piece, one defined twice, no or two unknown pieces,
+ * byte pieces without byte fallback or not of the form <0xXX>, byte
+ * fallback without all 256 of them), so that a model llama.cpp's
+ * converter cannot read is not converted here.
  */
 
 #include "config.h"
@@ -41,6 +44,7 @@ typedef struct
   const guint8 *data;
   gsize         length;
   const char   *name;
+  gboolean      byte_fallback;  /* TrainerSpec.byte_fallback */
 } Reader;
 
 static gboolean
@@ -249,9 +253,76 @@ read_piece (const Reader *r,
   return TRUE;
 }
 
+/* the TrainerSpec (field 2 of the model, given once or in parts that
+ * protobuf merges): only its byte_fallback (field 35) matters here */
+static gboolean
+read_trainer_spec (Reader  *r,
+                   gsize    pos,
+                   gsize    end,
+                   GError **error)
+{
+  while (pos < end)
+    {
+      gsize at = pos;
+      guint64 field, v;
+      guint wire;
+
+      if (!read_key (r, &pos, end, &field, &wire, error))
+        return FALSE;
+      if (field != 35)
+        {
+          if (!skip_value (r, &pos, end, wire, error))
+            return FALSE;
+          continue;
+        }
+      if (wire != WIRE_VARINT)
+        return wrong_wire (r, at, _("the trainer spec's byte_fallback (field 35)"), wire, error);
+      if (!read_varint (r, &pos, end, &v, error))
+        return FALSE;
+      r->byte_fallback = v != 0;
+    }
+  return TRUE;
+}
+
+/* sentencepiece's PieceToByte(): "<0x00>" … "<0xFF>", upper-case hex */
+static int
+piece_to_byte (const char *piece)
+{
+  static const char digits[] = "0123456789ABCDEF";
+  const char *hi, *lo;
+
+  if (strlen (piece) != 6 || !g_str_has_prefix (piece, "<0x") || piece[5] != '>' ||
+      piece[3] == '\0' || piece[4] == '\0' ||
+      (hi = strchr (digits, piece[3])) == NULL || (lo = strchr (digits, piece[4])) == NULL)
+    return -1;
+  return (int) (hi - digits) * 16 + (int) (lo - digits);
+}
+
+static gboolean
+bad_piece (const Reader *r,
+           GError      **error,
+           const char   *format,
+           ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+bad_piece (const Reader *r,
+           GError      **error,
+           const char   *format,
+           ...)
+{
+  g_autofree char *rule = NULL;
+  va_list args;
+
+  va_start (args, format);
+  rule = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", r->name, rule);
+  return FALSE;
+}
+
 /* sentencepiece's ModelInterface::InitializePieces(): one unknown piece,
- * and no text twice among the normal (normal, user-defined, unused) or
- * among the other pieces */
+ * no text twice among the normal (normal, user-defined, unused) or among
+ * the other pieces, byte pieces only with byte fallback, and then all 256 */
 static gboolean
 check_pieces (const Reader *r,
               TsSpmModel   *model,
@@ -259,6 +330,7 @@ check_pieces (const Reader *r,
 {
   g_autoptr(GHashTable) normal = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GHashTable) reserved = g_hash_table_new (g_str_hash, g_str_equal);
+  gboolean byte_found[256] = { FALSE };
   gint64 unk = -1;
 
   for (guint i = 0; i < model->pieces->len; i++)
@@ -268,27 +340,27 @@ check_pieces (const Reader *r,
       gboolean is_normal = type == TS_SPM_NORMAL || type == TS_SPM_USER_DEFINED || type == TS_SPM_UNUSED;
 
       if (!g_hash_table_add (is_normal ? normal : reserved, (gpointer) piece))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       _("%s: piece %u \"%s\" is defined twice"), r->name, i, piece);
-          return FALSE;
-        }
+        return bad_piece (r, error, _("piece %u \"%s\" is defined twice"), i, piece);
       if (type == TS_SPM_UNKNOWN && unk >= 0)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       _("%s: pieces %" G_GINT64_FORMAT " and %u are both the unknown piece"),
-                       r->name, unk, i);
-          return FALSE;
-        }
+        return bad_piece (r, error, _("pieces %" G_GINT64_FORMAT " and %u are both the unknown piece"),
+                          unk, i);
       if (type == TS_SPM_UNKNOWN)
         unk = i;
+      if (type == TS_SPM_BYTE && !r->byte_fallback)
+        return bad_piece (r, error, _("piece %u \"%s\" is a byte piece, but the trainer spec does "
+                                      "not have byte_fallback"), i, piece);
+      if (type == TS_SPM_BYTE && piece_to_byte (piece) < 0)
+        return bad_piece (r, error, _("piece %u \"%s\" is a byte piece not of the form <0xXX>"),
+                          i, piece);
+      if (type == TS_SPM_BYTE)
+        byte_found[piece_to_byte (piece)] = TRUE;
     }
   if (unk < 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: no piece is the unknown piece (sentencepiece requires one)"), r->name);
-      return FALSE;
-    }
+    return bad_piece (r, error, _("no piece is the unknown piece (sentencepiece requires one)"));
+  for (guint b = 0; r->byte_fallback && b < G_N_ELEMENTS (byte_found); b++)
+    if (!byte_found[b])
+      return bad_piece (r, error, _("byte_fallback without a byte piece <0x%02X> (sentencepiece "
+                                    "requires all 256)"), b);
   return TRUE;
 }
 
@@ -322,7 +394,7 @@ _ts_spm_model_parse (const guint8  *data,
                      GError       **error)
 {
   g_autoptr(TsSpmModel) model = g_new0 (TsSpmModel, 1);
-  Reader r = { data, length, name };
+  Reader r = { data, length, name, FALSE };
   gsize pos = 0;
 
   g_return_val_if_fail (data != NULL || length == 0, NULL);
@@ -339,6 +411,15 @@ _ts_spm_model_parse (const guint8  *data,
 
       if (!read_key (&r, &pos, length, &field, &wire, error))
         return NULL;
+      if (field == 2)
+        {
+          if (wire != WIRE_LEN)
+            return (wrong_wire (&r, at, _("the trainer spec (field 2)"), wire, error), NULL);
+          if (!read_len (&r, &pos, length, &start, &stop, error) ||
+              !read_trainer_spec (&r, start, stop, error))
+            return NULL;
+          continue;
+        }
       if (field != 1)
         {
           if (!skip_value (&r, &pos, length, wire, error))
@@ -355,11 +436,7 @@ _ts_spm_model_parse (const guint8  *data,
         return NULL;
     }
   if (model->pieces->len == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: no pieces (not a SentencePiece model)"), name);
-      return NULL;
-    }
+    return (bad_piece (&r, error, _("no pieces (not a SentencePiece model)")), NULL);
   if (!check_pieces (&r, model, error))
     return NULL;
   return g_steal_pointer (&model);

@@ -483,8 +483,9 @@ MISTRAL_CHAT_TEMPLATE = (
 # Mistral v0.3's control pieces after <unk> <s> </s> (its [control_N] fillers left out)
 MISTRAL_CONTROL = ["[INST]", "[/INST]", "[TOOL_CALLS]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
                    "[TOOL_RESULTS]", "[/TOOL_RESULTS]"]
-# a user-defined piece: a normal token in the GGUF unless added_tokens_decoder names it
-MISTRAL_USER = ["\u2581tool\u2581call"]
+# user-defined pieces: normal tokens in the GGUF unless added_tokens_decoder names them
+# (it names the first one, not special: a user-defined token with "\u2581" as a space)
+MISTRAL_USER = ["\u2581tool\u2581call", "<tool>"]
 
 
 def train_sentencepiece(a):
