@@ -657,6 +657,7 @@ test_spm_hostile (void)
     { (const guint8 *) "\x0a\x03\x10\x01\x00", 5, "t.model: byte 2: a piece's score (field 2) has wire type 0" },
     { (const guint8 *) "\x0a\x02\x1d\x00", 4, "t.model: byte 2: a piece's type (field 3) has wire type 5" },
     { (const guint8 *) "\x0a\x02\x0a\x00", 4, "t.model: byte 2: a piece without text" },
+    { (const guint8 *) "\x0a\x04\x0a\x02" "a\0", 6, "t.model: byte 4: a piece holds a NUL byte" },
     { (const guint8 *) "\x00", 1, "t.model: byte 0: field number 0 is out of range" },
     { (const guint8 *) "\x1b", 1, "t.model: byte 0: field 3 has wire type 3" },
     { (const guint8 *) "\x21\x01\x02", 3, "t.model: byte 1: a fixed-size value runs past the end" },
@@ -791,6 +792,8 @@ test_spm_vocab (Fixture       *fixture,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *md = NULL;
+  g_autofree char *tokenizer_json = g_build_filename (fixture->root, "tokenizer.json", NULL);
+  g_autofree char *config_json = g_build_filename (fixture->root, "config.json", NULL);
 
   write_spm (fixture);
   write_tokenizer (fixture, "[]", "null");
@@ -826,8 +829,8 @@ test_spm_vocab (Fixture       *fixture,
   /* without tokenizer.json nor config.json: nothing but the vocabulary
    * and tokenizer_config.json's flags; past the 264 pieces, [PAD<id>] */
   g_clear_pointer (&md, g_free);
-  g_assert_no_errno (g_remove (g_build_filename (fixture->root, "tokenizer.json", NULL)));
-  g_assert_no_errno (g_remove (g_build_filename (fixture->root, "config.json", NULL)));
+  g_assert_no_errno (g_remove (tokenizer_json));
+  g_assert_no_errno (g_remove (config_json));
   md = convert_spm (fixture, 266, &error);
   g_assert_no_error (error);
   g_assert_true (strstr (md, "tokenizer.ggml.tokens=[<unk>,<s>,</s>,<0x41>,\xe2\x96\x81the,my tool,"

@@ -218,6 +218,8 @@ read_piece (const Reader *r,
             return wrong_wire (r, at, _("a piece's text (field 1)"), wire, error);
           if (!read_len (r, &pos, end, &piece_start, &piece_stop, error))
             return FALSE;
+          if (memchr (r->data + piece_start, '\0', piece_stop - piece_start) != NULL)
+            return fail (r, piece_start, error, _("a piece holds a NUL byte"));
           if (!g_utf8_validate_len ((const char *) r->data + piece_start, piece_stop - piece_start, NULL))
             return fail (r, piece_start, error, _("a piece is not valid UTF-8"));
           has_piece = TRUE;
