@@ -67,7 +67,7 @@ fail (const Reader *r,
   va_start (args, format);
   rule = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: byte %" G_GUINT64_FORMAT ": %s"),
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: byte %" PRIu64 ": %s"),
                r->name, (guint64) at, rule);
   return FALSE;
 }
@@ -119,9 +119,9 @@ read_key (const Reader *r,
   *field = key >> 3;
   *wire = key & 7;
   if (*field == 0 || *field > G_MAXINT32)
-    return fail (r, start, error, _("field number %" G_GUINT64_FORMAT " is out of range"), *field);
+    return fail (r, start, error, _("field number %" PRIu64 " is out of range"), *field);
   if (*wire != WIRE_VARINT && *wire != WIRE_FIXED64 && *wire != WIRE_LEN && *wire != WIRE_FIXED32)
-    return fail (r, start, error, _("field %" G_GUINT64_FORMAT " has wire type %u, which a "
+    return fail (r, start, error, _("field %" PRIu64 " has wire type %u, which a "
                                     "SentencePiece model does not use"), *field, *wire);
   return TRUE;
 }
@@ -141,8 +141,8 @@ read_len (const Reader *r,
   if (!read_varint (r, pos, end, &len, error))
     return FALSE;
   if (len > end - *pos)
-    return fail (r, at, error, _("a length of %" G_GUINT64_FORMAT " bytes runs past the end of its "
-                                 "message (%" G_GUINT64_FORMAT " bytes left)"),
+    return fail (r, at, error, _("a length of %" PRIu64 " bytes runs past the end of its "
+                                 "message (%" PRIu64 " bytes left)"),
                  len, (guint64) (end - *pos));
   *start = *pos;
   *stop = *pos + (gsize) len;
@@ -344,7 +344,7 @@ check_pieces (const Reader *r,
       if (!g_hash_table_add (is_normal ? normal : reserved, (gpointer) piece))
         return bad_piece (r, error, _("piece %u \"%s\" is defined twice"), i, piece);
       if (type == TS_SPM_UNKNOWN && unk >= 0)
-        return bad_piece (r, error, _("pieces %" G_GINT64_FORMAT " and %u are both the unknown piece"),
+        return bad_piece (r, error, _("pieces %" PRId64 " and %u are both the unknown piece"),
                           unk, i);
       if (type == TS_SPM_UNKNOWN)
         unk = i;
