@@ -804,6 +804,32 @@ def sentencepiece_variants():
               kv(g, "tokenizer.ggml.eot_token_id") == 32010 and
               [k["key"] for k in g["kvs"]][-1] == "tokenizer.ggml.eot_token_id")
 
+    # the plan (--dry-run --json): the keys with their origins, the size exact
+    for name in ("spm-llama2", "spm-mistral", "spm-added-tokens-json"):
+        r = cli("convert", str(WORK / name), "-o", str(WORK / f"{name}.plan.gguf"), "--dry-run", "--json",
+                "--outtype", "bf16")
+        try:
+            plan = json.loads(r.stdout)
+        except ValueError:
+            plan = None
+        ours = WORK / f"{name}.bf16.ours.gguf"
+        origins = {m["key"]: m["origin"] for m in plan["metadata"]} if plan else {}
+        check(f"{name}: --dry-run predicts the size exactly, tokenizer keys with their origins",
+              plan is not None and ours.is_file() and plan["predicted_size"] == ours.stat().st_size
+              and origins.get("tokenizer.ggml.scores", "").startswith("tokenizer.model")
+              and "SentencePiece" in origins.get("tokenizer.ggml.pre", "")
+              and origins.get("tokenizer.ggml.bos_token_id") == "tokenizer_config.json: bos_token"
+              and not (WORK / f"{name}.plan.gguf").exists(),
+              f"{r.returncode} {r.stderr.strip()} {plan and plan['predicted_size']} "
+              f"{ours.is_file() and ours.stat().st_size} {origins.get('tokenizer.ggml.scores')}")
+        if name == "spm-added-tokens-json":
+            check(f"{name}: the origin of the tokens names added_tokens.json",
+                  "added_tokens.json" in origins.get("tokenizer.ggml.tokens", ""),
+                  origins.get("tokenizer.ggml.tokens"))
+        r = cli("convert", str(WORK / name), "-o", str(WORK / f"{name}.plan.gguf"), "--dry-run")
+        check(f"{name}: no warning about merges in the plan (a SentencePiece model has none)",
+              r.returncode == 0 and "merges" not in r.stdout + r.stderr, r.stdout[-300:] + r.stderr)
+
     # --tokenizer-pre still names the pre-tokenizer
     out = WORK / "spm-pre.gguf"
     if out.exists():
