@@ -673,17 +673,18 @@ def tokenizer_cases(r, ck, ggufs):
     expect_fail(r, "the old rope.scale_linear key", ck, tampered("scale-linear", scale_linear),
                 lambda rep: check_named(rep, "metadata:llama.rope.scale_linear")["status"] == "fail")
 
-    # a tokenizer the converter does not read: not compared (a warning), the rest still checked
+    # a tokenizer.model is what llama.cpp's converter reads first: one it cannot
+    # read (nor can we) leaves no tokenizer to hold the GGUF's to, a failure
+    # that names the file, the byte and the rule
     spm = r.work / "ck-spm"
     if spm.exists():
         shutil.rmtree(spm)
     shutil.copytree(ck, spm)
     (spm / "tokenizer.model").write_bytes(b"not a sentencepiece model")
-    code, rep, err = r.audit(spm, ggufs["bf16"])
-    c = rep and check_named(rep, "metadata:tokenizer")
-    r.check("a SentencePiece source: the tokenizer not compared (a warning), the audit passes",
-            code == 0 and c and c["status"] == "warn" and "SentencePiece" in c["detail"],
-            f"exit {code} {c}")
+    expect_fail(r, "a source whose tokenizer.model is not a SentencePiece model", spm, ggufs["bf16"],
+                lambda rep: check_named(rep, "metadata:tokenizer")["status"] == "fail" and
+                "tokenizer.model: byte 0: field 13 has wire type 6" in
+                check_named(rep, "metadata:tokenizer")["detail"])
 
     def token_id(key, tid):
         def edit(g):
@@ -789,6 +790,66 @@ def tokenizer_cases(r, ck, ggufs):
     c = rep and check_named(rep, "metadata:tokenizer.ggml.scores")
     r.check("a tokenizer key the source does not give (scores, unused by BPE): a warning, passes",
             code == 0 and c and c["status"] == "warn", f"exit {code} {c}")
+
+
+def sentencepiece_cases(r):
+    """A Llama 2 style source (tokenizer.model): the tokenizer keys of its
+    conversions by ref_convert.py and by ours are compared with it, scores
+    included, and an edited score or piece type is caught."""
+    ck = r.work / "ck-sentencepiece"
+    subprocess.run([PY, str(GEN), str(ck), "--sentencepiece", "llama2", "--rope-scaling", "none",
+                    "--layers", "2", "--vocab", "400"], check=True)
+    ref = r.work / "ref-sentencepiece-bf16.gguf"
+    subprocess.run([PY, str(REF), str(ck), str(ref), "--outtype", "bf16"], check=True)
+    code, rep, err = r.audit(ck, ref)
+    r.check("SentencePiece source, ref bf16: exit 0", code == 0 and rep and rep["passed"], err or rep)
+    for key in ("model", "tokens", "scores", "token_type"):
+        c = rep and check_named(rep, f"metadata:tokenizer.ggml.{key}")
+        r.check(f"SentencePiece source: tokenizer.ggml.{key} compared and passes",
+                c is not None and c["status"] == "pass", str(c))
+    ours = r.work / "ours-sentencepiece-q8_0.gguf"
+    p = subprocess.run([r.cli, "convert", str(ck), "-o", str(ours), "--outtype", "q8_0"],
+                       capture_output=True, text=True)
+    code, rep, err = r.audit(ck, ours)
+    r.check("SentencePiece source, our q8_0: exit 0",
+            p.returncode == 0 and code == 0 and rep and rep["passed"], p.stderr + err)
+
+    def scores(fn):
+        def edit(g):
+            e = _kv(g, "tokenizer.ggml.scores")
+            etype, n = struct.unpack_from("<IQ", e[2])
+            vals = list(struct.unpack_from(f"<{n}f", e[2], 12))
+            fn(vals)
+            e[2] = struct.pack("<IQ", etype, n) + struct.pack(f"<{n}f", *vals)
+        return edit
+    expect_fail(r, "a SentencePiece score changed", ck,
+                tamper(r, ref, "spm-score", scores(lambda v: v.__setitem__(300, v[300] + 1.0))),
+                lambda rep: check_named(rep, "metadata:tokenizer.ggml.scores")["status"] == "fail")
+
+    def no_scores(g):
+        g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.scores"]
+    expect_fail(r, "a SentencePiece conversion without scores", ck, tamper(r, ref, "spm-no-scores", no_scores),
+                lambda rep: check_named(rep, "metadata:tokenizer.ggml.scores")["status"] == "fail")
+
+    # llama.cpp's defaults for a SentencePiece vocabulary: add_bos true, add_space_prefix true
+    def no_add_bos(g):
+        g.kv = [e for e in g.kv if e[0] != "tokenizer.ggml.add_bos_token"]
+    code, rep, err = r.audit(ck, tamper(r, ref, "spm-no-add-bos", no_add_bos))
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.add_bos_token")
+    r.check("SentencePiece: no add_bos_token where the source says true: llama.cpp's default (true) passes",
+            code == 0 and c and c["status"] == "pass", f"exit {code} {c}")
+
+    def add_space_prefix(value):
+        def edit(g):
+            g.add_kv("tokenizer.ggml.add_space_prefix", 7, struct.pack("<?", value))
+        return edit
+    code, rep, err = r.audit(ck, tamper(r, ref, "spm-space-prefix-true", add_space_prefix(True)))
+    c = rep and check_named(rep, "metadata:tokenizer.ggml.add_space_prefix")
+    r.check("SentencePiece: add_space_prefix true the source does not give is llama.cpp's default",
+            code == 0 and c and c["status"] == "pass", f"exit {code} {c}")
+    expect_fail(r, "SentencePiece: add_space_prefix false the source does not give", ck,
+                tamper(r, ref, "spm-space-prefix-false", add_space_prefix(False)),
+                lambda rep: check_named(rep, "metadata:tokenizer.ggml.add_space_prefix")["status"] == "fail")
 
 
 def llama_cpp_key_cases(r, ck, ggufs):
@@ -932,6 +993,7 @@ def main(argv):
     norm_cases(r, ck, ggufs, ck32, ref32)
     structure_cases(r, ck, ggufs)
     tokenizer_cases(r, ck, ggufs)
+    sentencepiece_cases(r)
     llama_cpp_key_cases(r, ck, ggufs)
     long_value_case(r, ck, ggufs)
     same_format_cases(r, ck, ck1, ggufs, rewritten)

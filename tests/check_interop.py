@@ -74,6 +74,12 @@ CHECKPOINTS = {
                        "--head-dim", "24", "--intermediate", "160", "--dtype", "f32",
                        "--shards", "2", "--untied", "--pad-vocab", "5", "--vocab", "773",
                        "--seed", "14"],
+    # Llama 2 style: a SentencePiece tokenizer.model (384 pieces, byte fallback) and
+    # tokenizer.json beside it, vocab_size past the pieces ([PADn] up to 511), no rope
+    # scaling, untied
+    "spm-llama2": ["--layers", "2", "--hidden", "64", "--heads", "4", "--kv-heads", "2",
+                   "--intermediate", "96", "--sentencepiece", "llama2", "--rope-scaling", "none",
+                   "--vocab", "512", "--untied", "--seed", "15"],
     # edge values, byte comparison only
     "edge-bf16": ["--layers", "1", "--hidden", "64", "--heads", "4", "--kv-heads", "2",
                   "--intermediate", "96", "--dtype", "bf16", "--edge-values", "--seed", "21"],
@@ -86,7 +92,8 @@ CHECKPOINTS = {
 }
 EDGE = {"edge-bf16", "edge-f16", "edge-f32"}
 
-# First token is <|begin_of_text|> (id 512 with 256 merges); the rest are ordinary ids.
+# First token is <|begin_of_text|> (id 512 with 256 merges; <s>, 1, for SentencePiece);
+# the rest are ordinary ids (or [PADn] ones).
 def token_sequence(bos):
     return [bos, 17, 290, 301, 44, 5, 260, 71, 402, 88, 99, 300, 12, 480, 256, 3]
 

@@ -752,7 +752,236 @@ def main():
                    variant("rope-equal-factors", BASE, cfg(lambda c: c["rope_scaling"].update(
                        low_freq_factor=4.0, high_freq_factor=4.0))),
                    "must differ")
+    sentencepiece_variants()
     return summary()
+
+
+# a Llama 2 style checkpoint with a SentencePiece tokenizer.model of 384 pieces
+SPM = ["--layers", "2", "--hidden", "64", "--heads", "4", "--kv-heads", "2", "--intermediate", "96",
+       "--seed", "37", "--rope-scaling", "none", "--sentencepiece", "llama2"]
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def sp_piece(text, score=0.0, typ=None):
+    """a serialized ModelProto.SentencePiece (our own protobuf writing, for hostile cases)"""
+    body = b"\x0a" + varint(len(text)) + text + b"\x15" + struct.pack("<f", score)
+    if typ is not None:
+        body += b"\x18" + varint(typ)
+    return b"\x0a" + varint(len(body)) + body
+
+
+def pieces_end(model):
+    """the offset after the last piece (field 1) of a serialized ModelProto
+    that starts with its pieces, as sentencepiece writes it"""
+    pos = 0
+    while model[pos] == 0x0A:
+        n, shift, pos = 0, 0, pos + 1
+        while True:
+            b = model[pos]
+            n |= (b & 0x7F) << shift
+            shift, pos = shift + 7, pos + 1
+            if b < 0x80:
+                break
+        pos += n
+    return pos
+
+
+def sentencepiece_variants():
+    """LlamaModel.set_vocab()'s SentencePiece path (tokenizer.model first, also
+    beside a tokenizer.json): Llama 2 and Mistral v0.3 style checkpoints."""
+    def kv(g, key):     # arrays as their items
+        v = globals()["kv"](g, key)
+        return v["items"] if isinstance(v, dict) else v
+
+    d = variant("spm-llama2", SPM)
+    g = None
+    for t in ("bf16", "q8_0", "f16", "f32"):
+        g = convert_both("spm-llama2", d, t) or g
+    if g:
+        toks, types, scores = kv(g, "tokenizer.ggml.tokens"), kv(g, "tokenizer.ggml.token_type"), \
+            kv(g, "tokenizer.ggml.scores")
+        check("spm-llama2: model llama, pre default, 384 tokens, scores and types",
+              kv(g, "tokenizer.ggml.model") == "llama" and kv(g, "tokenizer.ggml.pre") == "default"
+              and len(toks) == len(types) == len(scores) == 384,
+              f"{kv(g, 'tokenizer.ggml.model')} {kv(g, 'tokenizer.ggml.pre')} {len(toks or [])}")
+        check("spm-llama2: the keys in the converter's order",
+              [k["key"] for k in g["kvs"] if k["key"].startswith("tokenizer.")][:5] ==
+              ["tokenizer.ggml.model", "tokenizer.ggml.pre", "tokenizer.ggml.tokens",
+               "tokenizer.ggml.scores", "tokenizer.ggml.token_type"])
+        byte_a = toks.index("<0x41>") if "<0x41>" in toks else None
+        check("spm-llama2: <unk> <s> </s> control (added_tokens_decoder), byte pieces typed byte",
+              types[:3] == [3, 3, 3] and byte_a is not None and types[byte_a] == 6, f"{types[:8]}")
+        check("spm-llama2: bos 1, eos 2, add_bos true, add_eos false",
+              (kv(g, "tokenizer.ggml.bos_token_id"), kv(g, "tokenizer.ggml.eos_token_id"),
+               kv(g, "tokenizer.ggml.add_bos_token"), kv(g, "tokenizer.ggml.add_eos_token")) ==
+              (1, 2, True, False))
+    d = variant("spm-llama2-untied", SPM + ["--untied"])
+    for t in ("bf16", "q8_0"):
+        convert_both("spm-llama2-untied", d, t)
+
+    # config.json's vocab_size beyond the pieces: [PAD<id>] tokens, unused, -10000
+    d = variant("spm-padded", SPM + ["--vocab", "400"])
+    for t in ("bf16", "q8_0"):
+        g = convert_both("spm-padded", d, t)
+    if g:
+        toks, types, scores = kv(g, "tokenizer.ggml.tokens"), kv(g, "tokenizer.ggml.token_type"), \
+            kv(g, "tokenizer.ggml.scores")
+        check("spm-padded: [PAD384]..[PAD399], unused, score -10000",
+              toks[384:] == [f"[PAD{i}]" for i in range(384, 400)] and set(types[384:]) == {5}
+              and set(scores[384:]) == {-10000.0}, f"{toks[380:388]}")
+
+    # added_tokens.json: "<pad>" at 384, user-defined, -1000
+    d = variant("spm-added-tokens-json", SPM + ["--spm-added-tokens-json"])
+    for t in ("bf16", "q8_0"):
+        g = convert_both("spm-added-tokens-json", d, t)
+    if g:
+        check("spm-added-tokens-json: <pad> at 384, user-defined, score -1000",
+              (kv(g, "tokenizer.ggml.tokens")[384], kv(g, "tokenizer.ggml.token_type")[384],
+               kv(g, "tokenizer.ggml.scores")[384]) == ("<pad>", 4, -1000.0))
+
+    # no tokenizer.json: SpecialVocab takes the ids from config.json
+    d = variant("spm-no-tokenizer-json", SPM + ["--spm-no-tokenizer-json"])
+    g = convert_both("spm-no-tokenizer-json", d, "bf16")
+    if g:
+        check("spm-no-tokenizer-json: bos 1 and eos 2 from config.json, add_bos from tokenizer_config.json",
+              (kv(g, "tokenizer.ggml.bos_token_id"), kv(g, "tokenizer.ggml.eos_token_id"),
+               kv(g, "tokenizer.ggml.add_bos_token")) == (1, 2, True))
+
+    # Mistral v0.3 style: MistralForCausalLM, [INST]-like control pieces, a
+    # user-defined piece named in added_tokens_decoder and one that is not
+    d = variant("spm-mistral", SPM[:-1] + ["mistral", "--vocab", "400"])
+    for t in ("bf16", "q8_0"):
+        g = convert_both("spm-mistral", d, t)
+    if g:
+        toks, types = kv(g, "tokenizer.ggml.tokens"), kv(g, "tokenizer.ggml.token_type")
+        check("spm-mistral: [INST] control, \"\u2581tool\u2581call\" user-defined as \" tool call\", "
+              "<tool> normal", "[INST]" in toks and types[toks.index("[INST]")] == 3
+              and " tool call" in toks and types[toks.index(" tool call")] == 4
+              and "<tool>" in toks and types[toks.index("<tool>")] == 1, f"{toks[:12]} {types[:12]}")
+
+    # a signalling NaN score: gguf-py packs sentencepiece's score through a
+    # Python float, which quiets it (payload kept)
+    def nan_score(d):
+        import sentencepiece
+        model = (d / "tokenizer.model").read_bytes()
+        piece = sentencepiece.SentencePieceProcessor(model_file=str(d / "tokenizer.model")).IdToPiece(300)
+        text = piece.encode("utf-8")
+        at = model.index(b"\x0a" + varint(len(text)) + text + b"\x15") + 2 + len(text) + 1
+        (d / "tokenizer.model").write_bytes(model[:at] + struct.pack("<I", 0x7F800123) + model[at + 4:])
+    d = variant("spm-nan-score", SPM, nan_score)
+    g = convert_both("spm-nan-score", d, "bf16")
+    if g:
+        raw = g["bytes"]
+        check("spm-nan-score: the signalling NaN score written quiet (0x7fc00123)",
+              struct.pack("<I", 0x7FC00123) in raw and struct.pack("<I", 0x7F800123) not in raw)
+
+    # CodeLlama (vocab_size 32016): a second SpecialVocab, eot 32010 at the end
+    d = variant("spm-codellama", SPM + ["--vocab", "32016"])
+    g = convert_both("spm-codellama", d, "bf16")
+    if g:
+        check("spm-codellama: eot_token_id 32010, the last tokenizer key",
+              kv(g, "tokenizer.ggml.eot_token_id") == 32010 and
+              [k["key"] for k in g["kvs"]][-1] == "tokenizer.ggml.eot_token_id")
+
+    # the plan (--dry-run --json): the keys with their origins, the size exact
+    for name in ("spm-llama2", "spm-mistral", "spm-added-tokens-json"):
+        r = cli("convert", str(WORK / name), "-o", str(WORK / f"{name}.plan.gguf"), "--dry-run", "--json",
+                "--outtype", "bf16")
+        try:
+            plan = json.loads(r.stdout)
+        except ValueError:
+            plan = None
+        ours = WORK / f"{name}.bf16.ours.gguf"
+        origins = {m["key"]: m["origin"] for m in plan["metadata"]} if plan else {}
+        check(f"{name}: --dry-run predicts the size exactly, tokenizer keys with their origins",
+              plan is not None and ours.is_file() and plan["predicted_size"] == ours.stat().st_size
+              and origins.get("tokenizer.ggml.scores", "").startswith("tokenizer.model")
+              and "SentencePiece" in origins.get("tokenizer.ggml.pre", "")
+              and origins.get("tokenizer.ggml.bos_token_id") == "tokenizer_config.json: bos_token"
+              and not (WORK / f"{name}.plan.gguf").exists(),
+              f"{r.returncode} {r.stderr.strip()} {plan and plan['predicted_size']} "
+              f"{ours.is_file() and ours.stat().st_size} {origins.get('tokenizer.ggml.scores')}")
+        if name == "spm-added-tokens-json":
+            check(f"{name}: the origin of the tokens names added_tokens.json",
+                  "added_tokens.json" in origins.get("tokenizer.ggml.tokens", ""),
+                  origins.get("tokenizer.ggml.tokens"))
+        r = cli("convert", str(WORK / name), "-o", str(WORK / f"{name}.plan.gguf"), "--dry-run")
+        check(f"{name}: no warning about merges in the plan (a SentencePiece model has none)",
+              r.returncode == 0 and "merges" not in r.stdout + r.stderr, r.stdout[-300:] + r.stderr)
+
+    # --tokenizer-pre still names the pre-tokenizer
+    out = WORK / "spm-pre.gguf"
+    if out.exists():
+        out.unlink()
+    r = cli("convert", str(WORK / "spm-llama2"), "-o", str(out), "--tokenizer-pre", "llama-bpe")
+    g = parse_gguf(out) if r.returncode == 0 else None
+    check("spm-llama2 --tokenizer-pre llama-bpe: written as given",
+          g is not None and kv(g, "tokenizer.ggml.pre") == "llama-bpe", r.stderr)
+
+    # hostile tokenizer.model files: a specific refusal, no output
+    good = (WORK / "spm-llama2" / "tokenizer.model").read_bytes()
+    unk = sp_piece(b"<unk>", 0.0, 2)
+    for name, data, want in (
+            ("an empty tokenizer.model", b"", "tokenizer.model: no pieces"),
+            ("a tokenizer.model that is not protobuf", b"not a sentencepiece model",
+             "tokenizer.model: byte 0: field 13 has wire type 6"),
+            ("a tokenizer.model cut inside a varint", b"\x0a\xff\xff",
+             "tokenizer.model: byte 1: a varint runs past the end of its message"),
+            ("a tokenizer.model with an 11-byte varint", b"\x0a" + b"\xff" * 10 + b"\x01",
+             "tokenizer.model: byte 1: a varint longer than 10 bytes"),
+            ("a tokenizer.model piece whose length runs past the end", b"\x0a\x10abc",
+             "tokenizer.model: byte 1: a length of 16 bytes runs past the end"),
+            ("a tokenizer.model piece of length 2^63", b"\x0a" + varint(2 ** 63),
+             "tokenizer.model: byte 1: a length of 9223372036854775808 bytes runs past the end"),
+            ("a tokenizer.model cut inside its last piece", good[:pieces_end(good) - 3],
+             "runs past the end of its message"),
+            # cut after its pieces: no trainer spec, so no byte fallback for the byte pieces
+            ("a tokenizer.model without its trainer spec", good[:pieces_end(good)],
+             "piece 3 \"<0x00>\" is a byte piece, but the trainer spec does not have byte_fallback"),
+            ("a tokenizer.model with byte fallback but one byte piece missing",
+             good.replace(sp_piece(b"<0x7F>", 0.0, 6), b""),
+             "byte_fallback without a byte piece <0x7F> (sentencepiece requires all 256)"),
+            ("a tokenizer.model piece as a varint", b"\x08\x01", "a piece (field 1) has wire type 0"),
+            ("a tokenizer.model without an unknown piece", sp_piece(b"a"), "no piece is the unknown piece"),
+            ("a tokenizer.model with two unknown pieces", unk + sp_piece(b"<unk2>", 0.0, 2),
+             "pieces 0 and 1 are both the unknown piece"),
+            ("a tokenizer.model with a piece twice", unk + sp_piece(b"a") + sp_piece(b"a"),
+             "piece 2 \"a\" is defined twice"),
+            ("a tokenizer.model with an empty piece", unk + sp_piece(b""), "a piece without text"),
+            ("a tokenizer.model piece that is not UTF-8", unk + sp_piece(b"\xff\xfe"),
+             "a piece is not valid UTF-8"),
+            ("a tokenizer.model score as a varint", b"\x0a\x05\x0a\x01a\x10\x01",
+             "a piece's score (field 2) has wire type 0"),
+            ("a tokenizer.model with a group", unk + b"\x1b", "field 3 has wire type 3")):
+        dd = WORK / ("spm-refuse-" + re.sub(r"[^a-z0-9]+", "-", name.lower()))
+        shutil.rmtree(dd, ignore_errors=True)
+        shutil.copytree(WORK / "spm-llama2", dd)
+        (dd / "tokenizer.model").write_bytes(data)
+        expect_refusal(name, dd, want)
+        if LLAMACPP is not None:
+            # sentencepiece refuses it too: no file llama.cpp's converter would write
+            real = WORK / "spm-refused.llamacpp.gguf"
+            code, err = llamacpp.convert(LLAMACPP, dd, real, "bf16")
+            check(f"llama.cpp's converter refuses {name} too", code != 0, err)
+            if real.exists():
+                real.unlink()
+    # past 64 MB (sparse): refused before it is read
+    dd = WORK / "spm-refuse-huge"
+    shutil.rmtree(dd, ignore_errors=True)
+    shutil.copytree(WORK / "spm-llama2", dd)
+    with open(dd / "tokenizer.model", "wb") as f:
+        f.truncate(64 * 1024 * 1024 + 1)
+    expect_refusal("a tokenizer.model over 64 MB", dd, "tokenizer.model: 67108865 bytes, more than")
+    shutil.rmtree(dd, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 
 #include "ts-hf-tokenizer.h"
 #include "ts-metadata-entry.h"
+#include "ts-spm-model-private.h"
 #include "ts-test-dir.h"
 
 #define LLAMA3_PRE \
@@ -142,6 +143,8 @@ dump (TsGgufMetadata *md)
                 text = ts_metadata_entry_get_string (item, &length);
                 g_string_append_printf (s, "%s%.*s", j ? "," : "[", (int) length, text);
               }
+            else if (ts_metadata_entry_get_array_type (e) == TS_VALUE_FLOAT32)
+              g_string_append_printf (s, "%s%g", j ? "," : "[", ts_metadata_entry_get_double (item));
             else
               g_string_append_printf (s, "%s%" G_GINT64_FORMAT, j ? "," : "[", ts_metadata_entry_get_int64 (item));
             if (j + 1 == ts_metadata_entry_get_array_length (e))
@@ -493,6 +496,369 @@ test_large_vocab (Fixture       *fixture,
     }
 }
 
+/* ------------------------------------------------------------ SentencePiece */
+
+/* a protobuf varint */
+static void
+put_varint (GByteArray *b,
+            guint64     v)
+{
+  do
+    {
+      guint8 byte = (v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+
+      g_byte_array_append (b, &byte, 1);
+      v >>= 7;
+    }
+  while (v != 0);
+}
+
+static void
+put_bytes (GByteArray *b,
+           const char *bytes,
+           gsize       n)
+{
+  g_byte_array_append (b, (const guint8 *) bytes, n);
+}
+
+/* a ModelProto.SentencePiece (field 1 of the model); @type 0: none given;
+ * @extra: raw fields appended inside it */
+static void
+put_piece (GByteArray *b,
+           const char *text,
+           float       score,
+           guint       type,
+           const char *extra,
+           gsize       extra_len)
+{
+  g_autoptr(GByteArray) p = g_byte_array_new ();
+  guint32 bits;
+
+  put_bytes (p, "\x0a", 1);
+  put_varint (p, strlen (text));
+  put_bytes (p, text, strlen (text));
+  memcpy (&bits, &score, 4);
+  bits = GUINT32_TO_LE (bits);
+  put_bytes (p, "\x15", 1);
+  put_bytes (p, (const char *) &bits, 4);
+  if (type != 0)
+    {
+      put_bytes (p, "\x18", 1);
+      put_varint (p, type);
+    }
+  put_bytes (p, extra, extra_len);
+  put_bytes (b, "\x0a", 1);
+  put_varint (b, p->len);
+  g_byte_array_append (b, p->data, p->len);
+}
+
+/* the 255 byte pieces other than <0x41> */
+static void
+put_byte_pieces (GByteArray *b)
+{
+  for (guint i = 0; i < 256; i++)
+    {
+      g_autofree char *piece = g_strdup_printf ("<0x%02X>", i);
+
+      if (i != 0x41)
+        put_piece (b, piece, 0.0f, TS_SPM_BYTE, NULL, 0);
+    }
+}
+
+/* <unk> <s> </s>, then pieces of every type, fields the reader skips, a
+ * type the schema lacks and a text given twice; byte fallback, with the
+ * other 255 byte pieces at the end */
+static GByteArray *
+small_model (void)
+{
+  GByteArray *b = g_byte_array_new ();
+
+  /* a trainer_spec first (field 2: model_type 2, byte_fallback 1), and
+   * an unknown varint field 99 */
+  put_bytes (b, "\x12\x05\x18\x02\x98\x02\x01", 7);
+  put_bytes (b, "\x98\x06\x05", 3);
+  put_piece (b, "<unk>", 0.0f, TS_SPM_UNKNOWN, NULL, 0);
+  put_piece (b, "<s>", 0.0f, TS_SPM_CONTROL, NULL, 0);
+  put_piece (b, "</s>", 0.0f, TS_SPM_CONTROL, NULL, 0);
+  put_piece (b, "<0x41>", 0.0f, TS_SPM_BYTE, NULL, 0);
+  /* a fixed64 and a fixed32 field inside a piece; no type: normal */
+  put_piece (b, "\xe2\x96\x81the", -1.5f, 0, "\x39" "12345678" "\x45" "1234", 14);
+  put_piece (b, "<tool>", 0.0f, TS_SPM_USER_DEFINED, NULL, 0);
+  put_piece (b, "old", -3.0f, TS_SPM_UNUSED, NULL, 0);
+  /* type 9: an enum value proto2 keeps among the unknown fields */
+  put_piece (b, "x", -2.25f, 9, NULL, 0);
+  /* the text given twice: the last one counts */
+  put_piece (b, "first", -4.0f, 0, "\x0a\x02yz", 4);
+  put_byte_pieces (b);
+  /* a normalizer_spec (field 3) after the pieces */
+  put_bytes (b, "\x1a\x02\x08\x01", 4);
+  return b;
+}
+
+static void
+test_spm_parse (void)
+{
+  g_autoptr(GByteArray) b = small_model ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsSpmModel) model = _ts_spm_model_parse (b->data, b->len, "tokenizer.model", &error);
+  static const char *const pieces[] = {
+    "<unk>", "<s>", "</s>", "<0x41>", "\xe2\x96\x81the", "<tool>", "old", "x", "yz"
+  };
+  static const gint32 types[] = { 2, 3, 3, 6, 1, 4, 5, 1, 1 };
+  static const float scores[] = { 0, 0, 0, 0, -1.5f, 0, -3.0f, -2.25f, -4.0f };
+
+  g_assert_no_error (error);
+  g_assert_nonnull (model);
+  g_assert_cmpuint (model->pieces->len, ==, G_N_ELEMENTS (pieces) + 255);
+  for (guint i = 0; i < G_N_ELEMENTS (pieces); i++)
+    {
+      g_assert_cmpstr (g_ptr_array_index (model->pieces, i), ==, pieces[i]);
+      g_assert_cmpint (g_array_index (model->types, gint32, i), ==, types[i]);
+      g_assert_cmpfloat (g_array_index (model->scores, float, i), ==, scores[i]);
+    }
+}
+
+static void
+test_spm_hostile (void)
+{
+  g_autoptr(GByteArray) model = small_model ();
+  g_autoptr(GByteArray) unk = g_byte_array_new ();
+  g_autoptr(GByteArray) two_unk = g_byte_array_new ();
+  g_autoptr(GByteArray) twice = g_byte_array_new ();
+  g_autoptr(GByteArray) empty_piece = g_byte_array_new ();
+  g_autoptr(GByteArray) not_utf8 = g_byte_array_new ();
+  g_autoptr(GByteArray) no_unk = g_byte_array_new ();
+  g_autoptr(GByteArray) normal_and_control = g_byte_array_new ();
+  g_autoptr(GByteArray) no_fallback = g_byte_array_new ();
+  g_autoptr(GByteArray) bad_byte = g_byte_array_new ();
+  g_autoptr(GByteArray) missing_byte = g_byte_array_new ();
+  struct
+  {
+    const guint8 *data;
+    gsize         len;
+    const char   *message;
+  } cases[] = {
+    { (const guint8 *) "", 0, "t.model: no pieces (not a SentencePiece model)" },
+    { (const guint8 *) "not a model", 11,
+      "t.model: byte 0: field 13 has wire type 6, which a SentencePiece model does not use" },
+    { (const guint8 *) "\x0a\xff\xff", 3, "t.model: byte 1: a varint runs past the end of its message" },
+    { (const guint8 *) "\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12,
+      "t.model: byte 1: a varint longer than 10 bytes" },
+    { (const guint8 *) "\x0a\x10" "abc", 5,
+      "t.model: byte 1: a length of 16 bytes runs past the end of its message (3 bytes left)" },
+    { (const guint8 *) "\x0a\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", 11,
+      "t.model: byte 1: a length of 9223372036854775808 bytes runs past the end of its message "
+      "(0 bytes left)" },
+    /* a length that fits the file but not its piece */
+    { (const guint8 *) "\x0a\x03\x0a\x05" "a", 5,
+      "t.model: byte 3: a length of 5 bytes runs past the end of its message (1 bytes left)" },
+    { (const guint8 *) "\x0a\x03\x15" "ab", 5, "t.model: byte 3: a score runs past the end of its piece" },
+    { (const guint8 *) "\x08\x01", 2, "t.model: byte 0: a piece (field 1) has wire type 0" },
+    { (const guint8 *) "\x0a\x03\x10\x01\x00", 5, "t.model: byte 2: a piece's score (field 2) has wire type 0" },
+    { (const guint8 *) "\x0a\x02\x1d\x00", 4, "t.model: byte 2: a piece's type (field 3) has wire type 5" },
+    { (const guint8 *) "\x0a\x02\x0a\x00", 4, "t.model: byte 2: a piece without text" },
+    { (const guint8 *) "\x0a\x04\x0a\x02" "a\0", 6, "t.model: byte 4: a piece holds a NUL byte" },
+    { (const guint8 *) "\x00", 1, "t.model: byte 0: field number 0 is out of range" },
+    { (const guint8 *) "\x1b", 1, "t.model: byte 0: field 3 has wire type 3" },
+    { (const guint8 *) "\x21\x01\x02", 3, "t.model: byte 1: a fixed-size value runs past the end" },
+    { (const guint8 *) "\x12\x01", 2, "t.model: byte 1: a length of 1 bytes runs past the end" },
+    { (const guint8 *) "\x15" "abcd", 5, "t.model: byte 0: the trainer spec (field 2) has wire type 5" },
+    { (const guint8 *) "\x12\x02\x98\x02", 4,
+      "t.model: byte 4: a varint runs past the end of its message" },
+    { (const guint8 *) "\x12\x03\x9d\x02\x01", 5,
+      "t.model: byte 2: the trainer spec's byte_fallback (field 35) has wire type 5" },
+    { NULL, 0, "t.model: piece 1 \"<0x41>\" is a byte piece, but the trainer spec does not have "
+               "byte_fallback" },
+    { NULL, 0, "t.model: piece 1 \"<0x4a>\" is a byte piece not of the form <0xXX>" },
+    { NULL, 0, "t.model: byte_fallback without a byte piece <0x41> (sentencepiece requires all 256)" },
+    { NULL, 0, "t.model: pieces 0 and 1 are both the unknown piece" },
+    { NULL, 0, "t.model: piece 2 \"a\" is defined twice" },
+    { NULL, 0, "t.model: byte 18: a piece without text" },
+    { NULL, 0, "t.model: byte 20: a piece is not valid UTF-8" },
+    { NULL, 0, "t.model: no piece is the unknown piece (sentencepiece requires one)" },
+    { NULL, 0, "t.model: byte " },   /* the small model cut short */
+  };
+  guint n = G_N_ELEMENTS (cases);
+
+  put_piece (unk, "<unk>", 0.0f, TS_SPM_UNKNOWN, NULL, 0);
+  g_byte_array_append (two_unk, unk->data, unk->len);
+  put_piece (two_unk, "<unk2>", 0.0f, TS_SPM_UNKNOWN, NULL, 0);
+  g_byte_array_append (twice, unk->data, unk->len);
+  put_piece (twice, "a", 0.0f, TS_SPM_NORMAL, NULL, 0);
+  put_piece (twice, "a", 0.0f, TS_SPM_USER_DEFINED, NULL, 0);
+  g_byte_array_append (empty_piece, unk->data, unk->len);
+  put_piece (empty_piece, "", 0.0f, 0, NULL, 0);
+  g_byte_array_append (not_utf8, unk->data, unk->len);
+  put_piece (not_utf8, "\xff\xfe", 0.0f, 0, NULL, 0);
+  put_piece (no_unk, "a", 0.0f, 0, NULL, 0);
+  g_byte_array_append (no_fallback, unk->data, unk->len);
+  put_piece (no_fallback, "<0x41>", 0.0f, TS_SPM_BYTE, NULL, 0);
+  put_bytes (bad_byte, "\x12\x03\x98\x02\x01", 5);
+  g_byte_array_append (bad_byte, unk->data, unk->len);
+  put_piece (bad_byte, "<0x4a>", 0.0f, TS_SPM_BYTE, NULL, 0);
+  g_byte_array_append (missing_byte, unk->data, unk->len);
+  put_byte_pieces (missing_byte);
+  put_bytes (missing_byte, "\x12\x03\x98\x02\x01", 5);
+  cases[n - 9].data = no_fallback->data, cases[n - 9].len = no_fallback->len;
+  cases[n - 8].data = bad_byte->data, cases[n - 8].len = bad_byte->len;
+  cases[n - 7].data = missing_byte->data, cases[n - 7].len = missing_byte->len;
+  cases[n - 6].data = two_unk->data, cases[n - 6].len = two_unk->len;
+  cases[n - 5].data = twice->data, cases[n - 5].len = twice->len;
+  cases[n - 4].data = empty_piece->data, cases[n - 4].len = empty_piece->len;
+  cases[n - 3].data = not_utf8->data, cases[n - 3].len = not_utf8->len;
+  cases[n - 2].data = no_unk->data, cases[n - 2].len = no_unk->len;
+  cases[n - 1].data = model->data, cases[n - 1].len = model->len - 3;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TsSpmModel) m = _ts_spm_model_parse (cases[i].data, cases[i].len, "t.model", &error);
+
+      g_test_message ("case %u: %s", i, cases[i].message);
+      g_assert_null (m);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+      if (!g_str_has_prefix (error->message, cases[i].message))
+        g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+
+  /* a normal piece and a control piece may share a text (two tables) */
+  g_byte_array_append (normal_and_control, unk->data, unk->len);
+  put_piece (normal_and_control, "a", 0.0f, TS_SPM_NORMAL, NULL, 0);
+  put_piece (normal_and_control, "a", 0.0f, TS_SPM_CONTROL, NULL, 0);
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TsSpmModel) m = _ts_spm_model_parse (normal_and_control->data, normal_and_control->len,
+                                                   "t.model", &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (m->pieces->len, ==, 3);
+  }
+}
+
+/* more pieces than any real model: refused at the first one too many */
+static void
+test_spm_too_many (void)
+{
+  g_autoptr(GByteArray) b = g_byte_array_sized_new ((TS_SPM_MAX_PIECES + 1) * 5);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsSpmModel) m = NULL;
+  g_autofree char *message = NULL;
+
+  for (guint i = 0; i <= TS_SPM_MAX_PIECES; i++)
+    put_bytes (b, "\x0a\x03\x0a\x01" "a", 5);
+  m = _ts_spm_model_parse (b->data, b->len, "t.model", &error);
+  g_assert_null (m);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  message = g_strdup_printf ("t.model: byte %u: more than %d pieces, more than any real model has",
+                             TS_SPM_MAX_PIECES * 5, TS_SPM_MAX_PIECES);
+  g_assert_cmpstr (error->message, ==, message);
+}
+
+static void
+write_spm (Fixture *fixture)
+{
+  g_autoptr(GByteArray) b = small_model ();
+  g_autofree char *path = g_build_filename (fixture->root, "tokenizer.model", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, (const char *) b->data, b->len, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+convert_spm (Fixture     *fixture,
+             guint        vocab_size,
+             GError     **error)
+{
+  TsHfConfig config = { 0 };
+  g_autoptr(TsGgufMetadata) md = ts_gguf_metadata_new ();
+
+  config.vocab_size = vocab_size;
+  if (!ts_hf_tokenizer_add_metadata (fixture->dir, &config, NULL, md, error))
+    {
+      g_assert_cmpuint (ts_gguf_metadata_get_n_entries (md), ==, 0);
+      return NULL;
+    }
+  return dump (md);
+}
+
+/* _create_vocab_sentencepiece() and a SpecialVocab told the vocabulary
+ * size: [PAD<id>] up to vocab_size, added_tokens.json and
+ * added_tokens_decoder entries (past vocab_size skipped), ids past it
+ * skipped, tokenizer.json (BPE here, not read but for SpecialVocab) */
+static void
+test_spm_vocab (Fixture       *fixture,
+                gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *md = NULL;
+  g_autofree char *tokenizer_json = g_build_filename (fixture->root, "tokenizer.json", NULL);
+  g_autofree char *config_json = g_build_filename (fixture->root, "config.json", NULL);
+
+  write_spm (fixture);
+  write_tokenizer (fixture, "[]", "null");
+  write_file (fixture, "added_tokens.json", "{\"<pad>\": 10, \"<far>\": 99}");
+  write_file (fixture, "tokenizer_config.json",
+              "{\"add_prefix_space\": false, \"add_bos_token\": true, \"bos_token\": \"<|begin_of_text|>\", "
+              "\"added_tokens_decoder\": {"
+              "\"5\": {\"content\": \"my\u2581tool\", \"special\": false}, "
+              "\"6\": {\"content\": \"<|im_end|>\", \"special\": false}, "
+              "\"11\": {\"content\": \"[INST]\", \"special\": true}, "
+              "\"50\": {\"content\": \"[FAR]\", \"special\": true}}}");
+  write_file (fixture, "config.json", "{\"vocab_size\": 12, \"eos_token_id\": 2, \"pad_token_id\": 12}");
+  md = convert_spm (fixture, 12, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (md, ==,
+                   "tokenizer.ggml.add_space_prefix=false\n"
+                   "tokenizer.ggml.model=llama\n"
+                   "tokenizer.ggml.pre=default\n"
+                   "tokenizer.ggml.tokens=[<unk>,<s>,</s>,<0x41>,\xe2\x96\x81the,my tool,<|im_end|>,x,yz,"
+                   "<0x00>,<pad>,[INST]]\n"
+                   "tokenizer.ggml.scores=[0,0,0,0,-1.5,-1000,-1000,-2.25,-4,0,-1000,-1000]\n"
+                   /* user-defined and type-9 pieces are normal; decoder
+                    * entries control (special, or shaped <|...|>) or
+                    * user-defined; added_tokens.json user-defined */
+                   "tokenizer.ggml.token_type=[2,3,3,6,1,4,3,1,1,6,4,3]\n"
+                   /* bos from tokenizer.json's added tokens; eos from
+                    * config.json; its pad 12 is past the vocabulary */
+                   "tokenizer.ggml.bos_token_id=uint32:5\n"
+                   "tokenizer.ggml.eos_token_id=uint32:2\n"
+                   "tokenizer.ggml.add_bos_token=true\n"
+                   "tokenizer.ggml.add_sep_token=false\n");
+
+  /* without tokenizer.json nor config.json: nothing but the vocabulary
+   * and tokenizer_config.json's flags; past the 264 pieces, [PAD<id>] */
+  g_clear_pointer (&md, g_free);
+  g_assert_no_errno (g_remove (tokenizer_json));
+  g_assert_no_errno (g_remove (config_json));
+  md = convert_spm (fixture, 266, &error);
+  g_assert_no_error (error);
+  g_assert_true (strstr (md, "tokenizer.ggml.tokens=[<unk>,<s>,</s>,<0x41>,\xe2\x96\x81the,my tool,"
+                         "<|im_end|>,x,yz,<0x00>,<pad>,[INST],<0x03>,") != NULL);
+  g_assert_true (strstr (md, ",<0xFF>,[PAD264],[PAD265]]\ntokenizer.ggml.scores=[") != NULL);
+  g_assert_true (strstr (md, ",0,-10000,-10000]\ntokenizer.ggml.token_type=[2,3,3,6,1,4,3,1,1,6,4,3,6,") != NULL);
+  g_assert_true (g_str_has_suffix (md, ",6,5,5]\ntokenizer.ggml.add_bos_token=true\n"));
+
+  /* a corrupt model: an error naming it, nothing written */
+  g_clear_pointer (&md, g_free);
+  write_file (fixture, "tokenizer.model", "\x0a\x05");
+  md = convert_spm (fixture, 9, &error);
+  g_assert_null (md);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_cmpstr (error->message, ==,
+                   "tokenizer.model: byte 1: a length of 5 bytes runs past the end of its message "
+                   "(0 bytes left)");
+  g_clear_error (&error);
+
+  /* a negative added_tokens.json id */
+  write_spm (fixture);
+  write_file (fixture, "added_tokens.json", "{\"<pad>\": -1}");
+  md = convert_spm (fixture, 9, &error);
+  g_assert_null (md);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_cmpstr (error->message, ==, "added_tokens.json: token id -1 of \"<pad>\" is negative");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -513,5 +879,9 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/tokenizer/template-list", Fixture, NULL, fixture_set_up, test_template_list,
               fixture_tear_down);
+  g_test_add_func ("/tokenizer/spm/parse", test_spm_parse);
+  g_test_add_func ("/tokenizer/spm/hostile", test_spm_hostile);
+  g_test_add_func ("/tokenizer/spm/too-many", test_spm_too_many);
+  g_test_add ("/tokenizer/spm/vocab", Fixture, NULL, fixture_set_up, test_spm_vocab, fixture_tear_down);
   return g_test_run ();
 }

@@ -1018,9 +1018,11 @@ check_token_types (MetaContext     *ctx,
 }
 
 /* What llama.cpp takes for a flag the GGUF does not have, for a BPE
- * ("gpt2") tokenizer with the pre-tokenizer PRE (llama-vocab.cpp) */
+ * ("gpt2") tokenizer with the pre-tokenizer PRE or a SentencePiece
+ * ("llama") one (llama-vocab.cpp); FALSE for another tokenizer model */
 static gboolean
 llama_cpp_default_flag (const char *key,
+                        const char *model,
                         const char *pre,
                         gboolean   *value)
 {
@@ -1029,6 +1031,20 @@ llama_cpp_default_flag (const char *key,
     "lfm2", "jina-v5-nano", "tekken", "chameleon", NULL
   };
 
+  if (g_strcmp0 (model, "llama") == 0)
+    {
+      if (g_str_equal (key, "tokenizer.ggml.add_bos_token") ||
+          g_str_equal (key, "tokenizer.ggml.add_space_prefix"))
+        *value = TRUE;
+      else if (g_str_equal (key, "tokenizer.ggml.add_eos_token") ||
+               g_str_equal (key, "tokenizer.ggml.add_sep_token"))
+        *value = FALSE;
+      else
+        return FALSE;
+      return TRUE;
+    }
+  if (g_strcmp0 (model, "gpt2") != 0)
+    return FALSE;
   if (g_str_equal (key, "tokenizer.ggml.add_bos_token"))
     *value = pre != NULL && g_strv_contains (bos_pres, pre);
   else if (g_str_equal (key, "tokenizer.ggml.add_eos_token") ||
@@ -1200,10 +1216,21 @@ check_tokenizer (MetaContext *ctx)
       pre_given = TRUE;
       ts_hf_tokenizer_add_metadata (ctx->dir, ctx->config, pre, md, &error);
     }
+  if (error != NULL && ts_hf_tokenizer_is_sentencepiece (ctx->dir))
+    {
+      /* a tokenizer.model llama.cpp's converter cannot read either: no
+       * conversion of this source has a tokenizer to hold to it */
+      _ts_audit_report_add_check (ctx->report, "metadata:tokenizer", TS_AUDIT_FAIL,
+                                  _("the source's tokenizer cannot be read (llama.cpp's converter "
+                                    "stops there too): %s"), error->message);
+      check_token_count (ctx);
+      return;
+    }
   if (error != NULL)
     {
-      /* a tokenizer the converter does not read (SentencePiece, say): the
-       * GGUF may still be right, and only its token count is checked */
+      /* a tokenizer the converter does not read (a Llama 2 style BPE
+       * tokenizer.json, say): the GGUF may still be right, and only its
+       * token count is checked */
       _ts_audit_report_add_check (ctx->report, "metadata:tokenizer", TS_AUDIT_WARN,
                                   _("not compared with the source's tokenizer files: %s"),
                                   error->message);
@@ -1233,10 +1260,12 @@ check_tokenizer (MetaContext *ctx)
       const char *key = ts_metadata_entry_get_key (want);
       TsMetadataEntry *entry = ts_model_file_lookup_metadata (ctx->target, key);
       g_autofree char *name = check_name (key);
-      /* the vocabulary and merges (learned) and the tokenizer model; for
-       * the rest llama.cpp has defaults, right only for some sources */
+      /* the vocabulary, merges and scores (learned) and the tokenizer
+       * model; for the rest llama.cpp has defaults, right only for some
+       * sources */
       gboolean required = g_str_equal (key, "tokenizer.ggml.tokens") ||
                           g_str_equal (key, "tokenizer.ggml.merges") ||
+                          g_str_equal (key, "tokenizer.ggml.scores") ||
                           g_str_equal (key, "tokenizer.ggml.model");
       gboolean dflt;
 
@@ -1250,8 +1279,7 @@ check_tokenizer (MetaContext *ctx)
            * the source gives */
           g_autofree char *text = value_text (want);
 
-          if (g_strcmp0 (want_model, "gpt2") == 0 &&
-              llama_cpp_default_flag (key, have_pre, &dflt) &&
+          if (llama_cpp_default_flag (key, want_model, have_pre, &dflt) &&
               ts_metadata_entry_get_value_type (want) == TS_VALUE_BOOL &&
               dflt == ts_metadata_entry_get_boolean (want))
             _ts_audit_report_add_check (ctx->report, name, TS_AUDIT_PASS,
@@ -1319,7 +1347,7 @@ check_tokenizer (MetaContext *ctx)
                                         "llama.cpp would offer"), text);
           else if (g_str_has_prefix (key, "tokenizer.ggml.") && g_str_has_suffix (key, "_token_id"))
             check_extra_token_id (ctx, entry, key, want_types, want_tokens);
-          else if (g_strcmp0 (want_model, "gpt2") == 0 && llama_cpp_default_flag (key, have_pre, &dflt))
+          else if (llama_cpp_default_flag (key, want_model, have_pre, &dflt))
             {
               /* llama.cpp would take its default without the key */
               if (ts_metadata_entry_get_value_type (entry) == TS_VALUE_BOOL &&

@@ -837,8 +837,10 @@ build_metadata (TsConversionPlan    *self,
   if (!ts_hf_tokenizer_add_metadata (self->dir, self->config, options->tokenizer_pre,
                                      self->metadata, error))
     return FALSE;
-  /* gguf-py's SpecialVocab warns and writes the file all the same */
-  if (!ts_gguf_metadata_contains (self->metadata, "tokenizer.ggml.merges"))
+  /* gguf-py's SpecialVocab warns and writes the file all the same (a
+   * SentencePiece model, with its scores, needs none) */
+  if (!ts_gguf_metadata_contains (self->metadata, "tokenizer.ggml.merges") &&
+      !ts_gguf_metadata_contains (self->metadata, "tokenizer.ggml.scores"))
     add_warning (self, _("tokenizer.json has no merges (model.merges is missing or empty, and there is no "
                          "merges.txt): the file has no tokenizer.ggml.merges, as llama.cpp's "
                          "converter writes it, and may not tokenize"));
@@ -1135,8 +1137,8 @@ ts_conversion_plan_create_writer (TsConversionPlan *self)
  * in additional_chat_templates/ */
 static const char * const side_files[] = {
   "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
-  "special_tokens_map.json", "chat_template.jinja", "tokenizer.model", "merges.txt",
-  "README.md", "model.safetensors.index.json", NULL
+  "special_tokens_map.json", "chat_template.jinja", "tokenizer.model", "added_tokens.json",
+  "merges.txt", "README.md", "model.safetensors.index.json", NULL
 };
 
 static gboolean

@@ -187,6 +187,87 @@ ts_gguf_metadata_add_int32_array (TsGgufMetadata *self,
     put_u32 (self, (guint32) values[i]);
 }
 
+void
+ts_gguf_metadata_add_float32_array (TsGgufMetadata *self,
+                                    const char     *key,
+                                    const float    *values,
+                                    gsize           n,
+                                    const char     *origin)
+{
+  begin_pair (self, key, TS_VALUE_ARRAY, origin);
+  put_u32 (self, TS_VALUE_FLOAT32);
+  put_u64 (self, n);
+  for (gsize i = 0; i < n; i++)
+    put_u32 (self, ts_f32_bits (values[i]));
+}
+
+/* the index of @key's pair if it holds a value of @type, else -1 (a key
+ * of another type is a caller's error) */
+static gint
+find_pair (TsGgufMetadata *self,
+           const char     *key,
+           TsValueType     type)
+{
+  if (!g_hash_table_contains (self->key_set, key))
+    return -1;
+  for (guint i = 0; i < self->keys->len; i++)
+    if (g_str_equal (g_ptr_array_index (self->keys, i), key))
+      {
+        guint64 at = g_array_index (self->offsets, guint64, i) + 8 + strlen (key);
+        guint32 have;
+
+        memcpy (&have, self->data->data + at, 4);
+        g_return_val_if_fail (GUINT32_FROM_LE (have) == (guint32) type, -1);
+        return (gint) i;
+      }
+  return -1;
+}
+
+static void
+replace_value (TsGgufMetadata *self,
+               guint           index,
+               const void     *value,
+               gsize           size,
+               const char     *origin)
+{
+  const char *key = g_ptr_array_index (self->keys, index);
+  guint64 at = g_array_index (self->offsets, guint64, index) + 8 + strlen (key) + 4;
+
+  memcpy (self->data->data + at, value, size);
+  g_free (g_ptr_array_index (self->origins, index));
+  g_ptr_array_index (self->origins, index) = g_strdup (origin ? origin : "");
+}
+
+void
+ts_gguf_metadata_set_uint32 (TsGgufMetadata *self,
+                             const char     *key,
+                             guint32         value,
+                             const char     *origin)
+{
+  gint index = find_pair (self, key, TS_VALUE_UINT32);
+  guint32 le = GUINT32_TO_LE (value);
+
+  if (index < 0)
+    ts_gguf_metadata_add_uint32 (self, key, value, origin);
+  else
+    replace_value (self, index, &le, 4, origin);
+}
+
+void
+ts_gguf_metadata_set_bool (TsGgufMetadata *self,
+                           const char     *key,
+                           gboolean        value,
+                           const char     *origin)
+{
+  gint index = find_pair (self, key, TS_VALUE_BOOL);
+  guint8 b = value ? 1 : 0;
+
+  if (index < 0)
+    ts_gguf_metadata_add_bool (self, key, value, origin);
+  else
+    replace_value (self, index, &b, 1, origin);
+}
+
 guint
 ts_gguf_metadata_get_n_entries (TsGgufMetadata *self)
 {

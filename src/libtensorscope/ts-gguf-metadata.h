@@ -61,6 +61,21 @@ void            ts_gguf_metadata_add_int32_array  (TsGgufMetadata *self,
                                                    const gint32   *values,
                                                    gsize           n,
                                                    const char     *origin);
+void            ts_gguf_metadata_add_float32_array (TsGgufMetadata *self,
+                                                   const char     *key,
+                                                   const float    *values,
+                                                   gsize           n,
+                                                   const char     *origin);
+/* gguf-py's GGUFWriter writing a key again: the pair keeps its place and
+ * takes the new value (and origin); a new key is appended */
+void            ts_gguf_metadata_set_uint32       (TsGgufMetadata *self,
+                                                   const char     *key,
+                                                   guint32         value,
+                                                   const char     *origin);
+void            ts_gguf_metadata_set_bool         (TsGgufMetadata *self,
+                                                   const char     *key,
+                                                   gboolean        value,
+                                                   const char     *origin);
 
 guint           ts_gguf_metadata_get_n_entries    (TsGgufMetadata *self);
 gboolean        ts_gguf_metadata_contains         (TsGgufMetadata *self,

@@ -1,4 +1,5 @@
-/* ts-hf-tokenizer.c: tokenizer.* keys of a byte-level BPE (Llama 3) tokenizer
+/* ts-hf-tokenizer.c: tokenizer.* keys of a SentencePiece (Llama 2, Mistral)
+ * or byte-level BPE (Llama 3) tokenizer
  *
  * Copyright 2026 The Tensorscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -7,7 +8,10 @@
  * is byte-level BPE: LlamaModel.set_vocab() (add_space_prefix), then
  * TextModel._set_vocab_gpt2() (model, pre, tokens, token types from
  * get_vocab_base()) and gguf-py's SpecialVocab (merges, special token ids,
- * add_* flags, chat template). Values are checked where the Python code
+ * add_* flags, chat template). For a SentencePiece tokenizer.model, which
+ * LlamaModel.set_vocab() tries first: _set_vocab_sentencepiece() (model,
+ * pre, tokens, scores, token types from _create_vocab_sentencepiece()) and
+ * a SpecialVocab without merges. Values are checked where the Python code
  * would fail on a wrong type; those failures are errors naming the file and
  * the field here.
  */
@@ -25,6 +29,7 @@
 #include "ts-side-file-private.h"
 #include "ts-hf-tokenizer.h"
 #include "ts-json-private.h"
+#include "ts-spm-model-private.h"
 
 #define MAX_JSON_SIZE (256 * 1024 * 1024)
 
@@ -32,9 +37,11 @@
 enum
 {
   TOKEN_NORMAL       = 1,
+  TOKEN_UNKNOWN      = 2,
   TOKEN_CONTROL      = 3,
   TOKEN_USER_DEFINED = 4,
   TOKEN_UNUSED       = 5,
+  TOKEN_BYTE         = 6,
 };
 
 /* Llama 3's pre-tokenizer split pattern, as in Meta's tokenizer.json */
@@ -87,6 +94,8 @@ typedef struct
   GArray           *named_templates;  /* NamedTemplate, of a list-form template */
   char             *default_template;
   gboolean          granite_add_bos;   /* add_bos_token = false still to write */
+  guint             n_vocab_limit;     /* SpecialVocab's n_vocab: ids from here on are
+                                        * skipped; 0 for none */
   int               normalizer[2];     /* lowercase, strip_accents: -1 unset, 0, 1 */
 } Tok;
 
@@ -322,26 +331,18 @@ load_json (GFile       *dir,
 
 /* ------------------------------------------------------------ vocabulary */
 
-/* LlamaModel.set_vocab() tries SentencePiece (tokenizer.model) and the
- * Llama 2 style BPE (byte_fallback, "Sequence" decoder) before byte-level
- * BPE; those other paths write other keys, so they are refused here. */
+/* LlamaModel.set_vocab() tries the Llama 2 style BPE (byte_fallback,
+ * "Sequence" decoder) after SentencePiece (tokenizer.model, read below)
+ * and before byte-level BPE; it writes other keys, so it is refused here. */
 static gboolean
 check_byte_level_bpe (Tok     *t,
                       GError **error)
 {
-  g_autoptr(GFile) spm = g_file_get_child (t->dir, "tokenizer.model");
   JsonObject *model = NULL;
   JsonObject *decoder = NULL;
   const char *type = NULL;
   const char *decoder_type = NULL;
 
-  if (g_file_query_exists (spm, NULL))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("tokenizer.model: SentencePiece tokenizers are not supported "
-                   "(only byte-level BPE tokenizer.json)"));
-      return FALSE;
-    }
   if (!get_object (t->tok, "model", "tokenizer.json", "model", &model, error) ||
       !get_string (model, "type", "tokenizer.json", "model.type", &type, error) ||
       !get_object (t->tok, "decoder", "tokenizer.json", "decoder", &decoder, error) ||
@@ -471,17 +472,12 @@ added_ids (Tok *t)
   return ids;
 }
 
-/* tokenizer.json's added_tokens, and tokenizer_config.json's
- * added_tokens_decoder for ids tokenizer.json lacks (transformers adds
- * those to the fast tokenizer) */
+/* tokenizer.json's added_tokens (all SpecialVocab looks at) */
 static gboolean
-load_added_tokens (Tok     *t,
-                   GError **error)
+load_json_added_tokens (Tok     *t,
+                        GError **error)
 {
   JsonArray *list = NULL;
-  JsonObject *decoder = NULL;
-  g_autoptr(GList) ids = NULL;
-  g_autoptr(GHashTable) known = NULL;
 
   t->added = g_array_new (FALSE, FALSE, sizeof (AddedToken));
   if (!get_array (t->tok, "added_tokens", "tokenizer.json", "added_tokens", &list, error))
@@ -495,6 +491,40 @@ load_added_tokens (Tok     *t,
           !add_added_token (t, obj, "tokenizer.json", field, NULL, 0, error))
         return FALSE;
     }
+  return TRUE;
+}
+
+/* the id an added_tokens_decoder key names: an id beyond 64 bits stays
+ * beyond any vocab_size (strtoll clamps it; messages show the key as
+ * written) */
+static gboolean
+decoder_id (const char *key,
+            gint64     *id)
+{
+  char *end = NULL;
+
+  errno = 0;
+  *id = g_ascii_strtoll (key, &end, 10);
+  if (end == key || *end != '\0')
+    return FALSE;
+  if (errno == ERANGE)
+    *id = *id < 0 ? -1 : G_MAXINT64;
+  return TRUE;
+}
+
+/* tokenizer.json's added_tokens, and tokenizer_config.json's
+ * added_tokens_decoder for ids tokenizer.json lacks (transformers adds
+ * those to the fast tokenizer) */
+static gboolean
+load_added_tokens (Tok     *t,
+                   GError **error)
+{
+  JsonObject *decoder = NULL;
+  g_autoptr(GList) ids = NULL;
+  g_autoptr(GHashTable) known = NULL;
+
+  if (!load_json_added_tokens (t, error))
+    return FALSE;
   if (!get_object (t->tcfg, "added_tokens_decoder", "tokenizer_config.json",
                    "added_tokens_decoder", &decoder, error))
     return FALSE;
@@ -503,19 +533,12 @@ load_added_tokens (Tok     *t,
   for (GList *l = ids; l != NULL; l = l->next)
     {
       g_autofree char *field = g_strdup_printf ("added_tokens_decoder.%s", (const char *) l->data);
-      char *end = NULL;
       gint64 id;
       JsonNode *node = json_object_get_member (decoder, l->data);
 
-      /* an id beyond 64 bits stays beyond any vocab_size (strtoll clamps
-       * it; messages show the key as written) */
-      errno = 0;
-      id = g_ascii_strtoll (l->data, &end, 10);
-      if (end == l->data || *end != '\0' || !JSON_NODE_HOLDS_OBJECT (node))
+      if (!decoder_id (l->data, &id) || !JSON_NODE_HOLDS_OBJECT (node))
         return invalid (error, "tokenizer_config.json", "added_tokens_decoder",
                         _("an object of token ids to objects"));
-      if (errno == ERANGE)
-        id = id < 0 ? -1 : G_MAXINT64;
       if (g_hash_table_contains (known, &id))
         continue;
       if (!add_added_token (t, json_node_get_object (node), "tokenizer_config.json",
@@ -934,6 +957,9 @@ set_special_id (Tok         *t,
                    _("%s: invalid id %" PRId64 " for special token type %s"), origin, v, type);
       return FALSE;
     }
+  /* gguf-py warns and skips an id out of the vocabulary it was given */
+  if (t->n_vocab_limit > 0 && v >= t->n_vocab_limit)
+    return TRUE;
   for (guint i = 0; i < t->ids->len; i++)
     if (g_str_equal (g_array_index (t->ids, SpecialId, i).type, type))
       return TRUE;
@@ -1488,19 +1514,22 @@ read_config_ids (Tok     *t,
   return TRUE;
 }
 
+/* SpecialVocab's default special_token_types */
+static const char *const default_special_types[] = { "bos", "eos", "unk", "sep", "pad", "cls", "mask", NULL };
+
 static gboolean
-read_special_vocab (Tok     *t,
-                    GError **error)
+read_special_vocab (Tok               *t,
+                    const char *const *types,
+                    GError           **error)
 {
-  static const char *const types[] = { "bos", "eos", "unk", "sep", "pad", "cls", "mask" };
   g_auto(Specials) sp = { NULL, NULL, NULL, NULL };
 
   t->types = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+  for (guint i = 0; types[i] != NULL; i++)
     g_ptr_array_add (t->types, g_strdup (types[i]));
   t->ids = g_array_new (FALSE, FALSE, sizeof (SpecialId));
   t->add_flags = g_array_new (FALSE, FALSE, sizeof (AddFlag));
-  if (json_object_get_size (t->tok) > 0)
+  if (t->tok != NULL && json_object_get_size (t->tok) > 0)
     {
       specials_set (&sp.bos, member (t->tcfg, "bos_token"));
       specials_set (&sp.cls, member (t->tcfg, "cls_token"));
@@ -1760,6 +1789,18 @@ write_normalizer (Tok            *t,
       }
 }
 
+/* LlamaModel.set_vocab()'s add_space_prefix, before any vocabulary */
+static void
+write_space_prefix (Tok            *t,
+                    TsGgufMetadata *md)
+{
+  JsonNode *prefix = member (t->tcfg, "add_prefix_space");
+
+  if (!node_is_null (prefix))
+    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_space_prefix", _ts_json_truthy (prefix),
+                               "tokenizer_config.json: add_prefix_space");
+}
+
 /* LlamaModel.set_vocab()'s add_space_prefix, then _set_vocab_gpt2() */
 static void
 write_vocab (Tok            *t,
@@ -1769,11 +1810,7 @@ write_vocab (Tok            *t,
              GArray         *types,
              TsGgufMetadata *md)
 {
-  JsonNode *prefix = member (t->tcfg, "add_prefix_space");
-
-  if (!node_is_null (prefix))
-    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_space_prefix", _ts_json_truthy (prefix),
-                               "tokenizer_config.json: add_prefix_space");
+  write_space_prefix (t, md);
   ts_gguf_metadata_add_string (md, "tokenizer.ggml.model", "gpt2", "converter: byte-level BPE");
   ts_gguf_metadata_add_string (md, "tokenizer.ggml.pre", pre, pre_origin);
   ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.tokens", (const char **) tokens->pdata, NULL,
@@ -1785,18 +1822,364 @@ write_vocab (Tok            *t,
                                        NULL, t->merges->len, t->merges_origin);
 }
 
+/* ------------------------------------------------------------ SentencePiece */
+
+/* Path.is_file(): a regular file, symbolic links followed */
+static gboolean
+is_regular_file (GFile *file)
+{
+  return g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_REGULAR;
+}
+
+/**
+ * ts_hf_tokenizer_is_sentencepiece:
+ * @dir: a checkpoint folder
+ *
+ * LlamaModel.set_vocab() reads a tokenizer.model that is a file (a link to
+ * one too) with sentencepiece, whatever else the folder holds.
+ *
+ * Returns: whether @dir's tokenizer is a SentencePiece model
+ */
+gboolean
+ts_hf_tokenizer_is_sentencepiece (GFile *dir)
+{
+  g_autoptr(GFile) spm = g_file_get_child (dir, "tokenizer.model");
+
+  return is_regular_file (spm);
+}
+
+/* the vocabulary _create_vocab_sentencepiece() builds */
+typedef struct
+{
+  GPtrArray *tokens;
+  GArray    *scores;    /* float */
+  GArray    *types;     /* gint32, gguf.TokenType */
+  GString   *origin;    /* the files it comes from */
+} SpmVocab;
+
+static void
+spm_vocab_clear (SpmVocab *v)
+{
+  g_clear_pointer (&v->tokens, g_ptr_array_unref);
+  g_clear_pointer (&v->scores, g_array_unref);
+  g_clear_pointer (&v->types, g_array_unref);
+  if (v->origin != NULL)
+    g_string_free (g_steal_pointer (&v->origin), TRUE);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SpmVocab, spm_vocab_clear)
+
+static void
+spm_vocab_set (SpmVocab   *v,
+               guint       id,
+               char       *token,
+               float       score,
+               gint32      type)
+{
+  g_free (g_ptr_array_index (v->tokens, id));
+  g_ptr_array_index (v->tokens, id) = token;
+  g_array_index (v->scores, float, id) = score;
+  g_array_index (v->types, gint32, id) = type;
+}
+
+/* a score as gguf-py packs it: sentencepiece's float became a Python
+ * float (a double) and struct.pack() makes it a float again, which quiets
+ * a signalling NaN (its payload stays) */
+static float
+python_float32 (float score)
+{
+  guint32 bits;
+
+  memcpy (&bits, &score, sizeof bits);
+  if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0)
+    bits |= 0x00400000u;
+  memcpy (&score, &bits, sizeof bits);
+  return score;
+}
+
+/* the pieces of tokenizer.model: control, unknown, unused and byte pieces
+ * keep their type, normal and user-defined ones are normal tokens */
+static void
+spm_vocab_add_pieces (SpmVocab   *v,
+                      TsSpmModel *model)
+{
+  for (guint i = 0; i < model->pieces->len && i < v->tokens->len; i++)
+    {
+      gint32 type = g_array_index (model->types, gint32, i);
+      gint32 token_type = TOKEN_NORMAL;
+
+      if (type == TS_SPM_UNKNOWN)
+        token_type = TOKEN_UNKNOWN;
+      else if (type == TS_SPM_CONTROL)
+        token_type = TOKEN_CONTROL;
+      else if (type == TS_SPM_UNUSED)
+        token_type = TOKEN_UNUSED;
+      else if (type == TS_SPM_BYTE)
+        token_type = TOKEN_BYTE;
+      spm_vocab_set (v, i, g_strdup (g_ptr_array_index (model->pieces, i)),
+                     python_float32 (g_array_index (model->scores, float, i)), token_type);
+    }
+}
+
+/* added_tokens.json: { text: id }, user-defined tokens; ids past the
+ * vocabulary are skipped */
+static gboolean
+spm_vocab_add_added_json (Tok       *t,
+                          SpmVocab  *v,
+                          GError   **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  JsonObject *added = NULL;
+  g_autoptr(GList) names = NULL;
+  gboolean used = FALSE;
+
+  if (!load_json (t->dir, "added_tokens.json", FALSE, &parser, &added, error))
+    return FALSE;
+  names = added != NULL ? json_object_get_members (added) : NULL;
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      JsonNode *node = json_object_get_member (added, l->data);
+      gint64 id;
+
+      if (!node_is_int (node))
+        return invalid (error, "added_tokens.json", l->data, _("an integer token id"));
+      id = json_node_get_int (node);
+      if (id < 0)
+        {
+          g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT, id);
+
+          return negative_id (error, "added_tokens.json", text, l->data);
+        }
+      if (id >= (gint64) v->tokens->len)
+        continue;
+      spm_vocab_set (v, (guint) id, g_strdup (l->data), -1000.0f, TOKEN_USER_DEFINED);
+      used = TRUE;
+    }
+  if (used)
+    g_string_append (v->origin, ", added_tokens.json");
+  return TRUE;
+}
+
+/* tokenizer_config.json's added_tokens_decoder: special ones (or ones that
+ * look special) are control tokens, the others user-defined, with "▁"
+ * stored as a space */
+static gboolean
+spm_vocab_add_decoder (Tok       *t,
+                       SpmVocab  *v,
+                       GError   **error)
+{
+  JsonObject *decoder = NULL;
+  g_autoptr(GList) ids = NULL;
+  gboolean used = FALSE;
+
+  if (!get_object (t->tcfg, "added_tokens_decoder", "tokenizer_config.json",
+                   "added_tokens_decoder", &decoder, error))
+    return FALSE;
+  ids = decoder != NULL ? json_object_get_members (decoder) : NULL;
+  for (GList *l = ids; l != NULL; l = l->next)
+    {
+      g_autofree char *field = g_strdup_printf ("added_tokens_decoder.%s", (const char *) l->data);
+      g_autofree char *content_field = g_strdup_printf ("%s.content", field);
+      JsonNode *node = json_object_get_member (decoder, l->data);
+      const char *content = NULL;
+      JsonObject *obj;
+      gint64 id;
+
+      if (!decoder_id (l->data, &id) || !JSON_NODE_HOLDS_OBJECT (node))
+        return invalid (error, "tokenizer_config.json", "added_tokens_decoder",
+                        _("an object of token ids to objects"));
+      obj = json_node_get_object (node);
+      if (!get_string (obj, "content", "tokenizer_config.json", content_field, &content, error))
+        return FALSE;
+      if (content == NULL)
+        return invalid (error, "tokenizer_config.json", field, _("an object with a string \"content\""));
+      if (id < 0)
+        return negative_id (error, "tokenizer_config.json", l->data, content);
+      if (id >= (gint64) v->tokens->len)
+        continue;
+      if (_ts_json_truthy (member (obj, "special")) || looks_special (content))
+        spm_vocab_set (v, (guint) id, g_strdup (content), -1000.0f, TOKEN_CONTROL);
+      else
+        {
+          g_auto(GStrv) pieces = g_strsplit (content, "\xe2\x96\x81", -1);
+
+          spm_vocab_set (v, (guint) id, g_strjoinv (" ", pieces), -1000.0f, TOKEN_USER_DEFINED);
+        }
+      used = TRUE;
+    }
+  if (used)
+    g_string_append (v->origin, ", tokenizer_config.json: added_tokens_decoder");
+  return TRUE;
+}
+
+/* _create_vocab_sentencepiece(): config.json's vocab_size tokens (the
+ * model's piece count for a vocab_size of 0), "[PAD<id>]" (unused, score
+ * -10000) where neither the model nor an added token gives one. Its
+ * padding of the list up to vocab_size never happens: the list starts
+ * that long. */
+static gboolean
+build_spm_vocab (Tok         *t,
+                 TsSpmModel  *model,
+                 SpmVocab    *v,
+                 GError     **error)
+{
+  guint n = t->config->vocab_size > 0 ? t->config->vocab_size : model->pieces->len;
+
+  v->tokens = g_ptr_array_new_full (n, g_free);
+  v->scores = g_array_sized_new (FALSE, FALSE, sizeof (float), n);
+  v->types = g_array_sized_new (FALSE, FALSE, sizeof (gint32), n);
+  v->origin = g_string_new ("tokenizer.model");
+  for (guint i = 0; i < n; i++)
+    {
+      float score = -10000.0f;
+      gint32 type = TOKEN_UNUSED;
+
+      g_ptr_array_add (v->tokens, g_strdup_printf ("[PAD%u]", i));
+      g_array_append_val (v->scores, score);
+      g_array_append_val (v->types, type);
+    }
+  spm_vocab_add_pieces (v, model);
+  return spm_vocab_add_added_json (t, v, error) && spm_vocab_add_decoder (t, v, error);
+}
+
+/* _set_vocab_sentencepiece()'s keys, after LlamaModel.set_vocab()'s
+ * add_space_prefix */
+static void
+write_spm_vocab (Tok            *t,
+                 const char     *tokenizer_pre,
+                 SpmVocab       *v,
+                 TsGgufMetadata *md)
+{
+  write_space_prefix (t, md);
+  ts_gguf_metadata_add_string (md, "tokenizer.ggml.model", "llama", "converter: SentencePiece (tokenizer.model)");
+  ts_gguf_metadata_add_string (md, "tokenizer.ggml.pre", tokenizer_pre ? tokenizer_pre : "default",
+                               tokenizer_pre ? "--tokenizer-pre" : "converter: SentencePiece (tokenizer.model)");
+  ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.tokens", (const char **) v->tokens->pdata, NULL,
+                                     v->tokens->len, v->origin->str);
+  ts_gguf_metadata_add_float32_array (md, "tokenizer.ggml.scores", (const float *) v->scores->data,
+                                      v->scores->len, v->origin->str);
+  ts_gguf_metadata_add_int32_array (md, "tokenizer.ggml.token_type", (const gint32 *) v->types->data,
+                                    v->types->len, v->origin->str);
+}
+
+static void
+clear_special_vocab (Tok *t)
+{
+  for (guint i = 0; t->ids != NULL && i < t->ids->len; i++)
+    {
+      g_free (g_array_index (t->ids, SpecialId, i).type);
+      g_free (g_array_index (t->ids, SpecialId, i).origin);
+    }
+  for (guint i = 0; t->add_flags != NULL && i < t->add_flags->len; i++)
+    {
+      g_free (g_array_index (t->add_flags, AddFlag, i).type);
+      g_free (g_array_index (t->add_flags, AddFlag, i).origin);
+    }
+  g_clear_pointer (&t->ids, g_array_unref);
+  g_clear_pointer (&t->add_flags, g_array_unref);
+  g_clear_pointer (&t->types, g_ptr_array_unref);
+  g_clear_pointer (&t->chat_template, json_node_unref);
+  g_clear_pointer (&t->named_templates, g_array_unref);
+  g_clear_pointer (&t->default_template, g_free);
+}
+
+/* LlamaModel.set_vocab() for CodeLlama (vocab_size 32016): a second
+ * SpecialVocab of the types prefix, suffix, middle and eot, from a fresh
+ * tokenizer_config.json, with 32007-32010 for those not given. gguf-py has
+ * no key for the first three; the flags it reads again (from tokenizer.json's
+ * post-processor alone, as tokenizer_config.json's add_bos_token is not one
+ * of these types) are written over the first ones in place. Its chat
+ * template and normalizer are the first ones again. */
+static gboolean
+add_codellama_specials (Tok            *t,
+                        TsGgufMetadata *md,
+                        GError        **error)
+{
+  static const char *const types[] = { "prefix", "suffix", "middle", "eot", NULL };
+  const char *origin = "converter: CodeLlama (vocab_size 32016)";
+
+  clear_special_vocab (t);
+  g_clear_object (&t->tcfg_parser);
+  t->n_vocab_limit = 0;
+  if (!load_json (t->dir, "tokenizer_config.json", FALSE, &t->tcfg_parser, &t->tcfg, error) ||
+      !read_special_vocab (t, types, error))
+    return FALSE;
+  for (guint i = 0; types[i] != NULL; i++)
+    {
+      g_autoptr(JsonNode) id = json_node_init_int (json_node_alloc (), 32007 + i);
+
+      if (!set_special_id (t, types[i], id, origin, error))
+        return FALSE;
+    }
+  for (guint i = 0; i < t->ids->len; i++)
+    {
+      SpecialId *id = &g_array_index (t->ids, SpecialId, i);
+
+      if (special_id_key (id->type) != NULL)
+        ts_gguf_metadata_set_uint32 (md, special_id_key (id->type), id->id, id->origin);
+    }
+  for (guint i = 0; i < t->add_flags->len; i++)
+    {
+      AddFlag *f = &g_array_index (t->add_flags, AddFlag, i);
+
+      if (add_flag_key (f->type) != NULL)
+        ts_gguf_metadata_set_bool (md, add_flag_key (f->type), f->value, f->origin);
+    }
+  return TRUE;
+}
+
+/* LlamaModel.set_vocab() with a tokenizer.model: _set_vocab_sentencepiece()
+ * and a SpecialVocab told the vocabulary's size, without merges;
+ * tokenizer.json is optional and read only by SpecialVocab */
+static gboolean
+add_sentencepiece (Tok             *t,
+                   GFile           *spm,
+                   const char      *tokenizer_pre,
+                   TsGgufMetadata  *md,
+                   GError         **error)
+{
+  g_autoptr(TsSpmModel) model = NULL;
+  g_auto(SpmVocab) v = { NULL, NULL, NULL, NULL };
+
+  if (!load_json (t->dir, "tokenizer.json", FALSE, &t->tok_parser, &t->tok, error) ||
+      !load_json (t->dir, "tokenizer_config.json", FALSE, &t->tcfg_parser, &t->tcfg, error) ||
+      !load_json (t->dir, "config.json", FALSE, &t->cfg_parser, &t->cfg, error))
+    return FALSE;
+  model = _ts_spm_model_load (spm, error);
+  if (model == NULL || !build_spm_vocab (t, model, &v, error) ||
+      !load_json_added_tokens (t, error))
+    return FALSE;
+  t->n_vocab_limit = v.tokens->len;
+  if (!read_normalizer (t, error) || !read_special_vocab (t, default_special_types, error))
+    return FALSE;
+
+  /* nothing below fails: CodeLlama's second SpecialVocab reads the files
+   * the first one read without an error */
+  write_spm_vocab (t, tokenizer_pre, &v, md);
+  write_special_tokens (t, md);
+  write_chat_template (t, md);
+  write_normalizer (t, md);
+  if (t->config->vocab_size == 32016 && !add_codellama_specials (t, md, error))
+    return FALSE;
+  if (t->granite_add_bos)
+    ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_bos_token", FALSE, "converter: vocab_size 49152");
+  return TRUE;
+}
+
 /**
  * ts_hf_tokenizer_add_metadata:
  * @dir: the checkpoint folder
  * @config: its config.json
  * @tokenizer_pre: (nullable): tokenizer.ggml.pre to write, or NULL to
- *   recognise the Llama 3 pre-tokenizer
+ *   recognise the Llama 3 pre-tokenizer (a SentencePiece model's is
+ *   "default")
  * @md: where to append the keys
  * @error: return location for a #GError
  *
- * Appends the tokenizer keys of a byte-level BPE tokenizer, in the order and
- * with the values llama.cpp's converter writes. Nothing is appended on
- * error.
+ * Appends the tokenizer keys of a SentencePiece tokenizer.model (tried
+ * first, as LlamaModel.set_vocab() does) or of a byte-level BPE
+ * tokenizer.json, in the order and with the values llama.cpp's converter
+ * writes. Nothing is appended on error.
  *
  * Returns: %TRUE on success
  */
@@ -1811,6 +2194,7 @@ ts_hf_tokenizer_add_metadata (GFile            *dir,
   g_autoptr(GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) types = g_array_new (FALSE, FALSE, sizeof (gint32));
   const char *pre = NULL, *pre_origin = NULL;
+  g_autoptr(GFile) spm = NULL;
 
   g_return_val_if_fail (G_IS_FILE (dir), FALSE);
   g_return_val_if_fail (config != NULL, FALSE);
@@ -1819,11 +2203,14 @@ ts_hf_tokenizer_add_metadata (GFile            *dir,
 
   t.dir = dir;
   t.config = config;
+  spm = g_file_get_child (dir, "tokenizer.model");
+  if (is_regular_file (spm))
+    return add_sentencepiece (&t, spm, tokenizer_pre, md, error);
   if (!load_files (&t, error) || !check_byte_level_bpe (&t, error) ||
       !choose_pre (&t, tokenizer_pre, &pre, &pre_origin, error) ||
       !load_added_tokens (&t, error) || !build_tokens (&t, tokens, types, error) ||
       !load_merges (&t, error) || !read_normalizer (&t, error) ||
-      !read_special_vocab (&t, error))
+      !read_special_vocab (&t, default_special_types, error))
     return FALSE;
 
   write_vocab (&t, pre, pre_origin, tokens, types, md);

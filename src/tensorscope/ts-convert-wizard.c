@@ -498,10 +498,17 @@ scan_files (GPtrArray    *findings,
     add_finding (findings, FINDING_MISSING, _("Configuration"), "%s",
                  _("config.json is missing: the architecture and hyperparameters are unknown"));
 
+  /* a SentencePiece tokenizer.model is read first and needs no
+   * tokenizer.json (which is then listed only when there is one) */
+  if (g_hash_table_contains (names, "tokenizer.model"))
+    g_string_append (present, "tokenizer.model");
   for (guint i = 0; i < G_N_ELEMENTS (tokenizer_files); i++)
     {
       GString *s = g_hash_table_contains (names, tokenizer_files[i]) ? present : missing;
 
+      if (s == missing && g_str_equal (tokenizer_files[i], "tokenizer.json") &&
+          g_hash_table_contains (names, "tokenizer.model"))
+        continue;
       g_string_append_printf (s, "%s%s", s->len > 0 ? ", " : "", tokenizer_files[i]);
     }
   if (missing->len == 0)

@@ -6,7 +6,8 @@
  *
  * Input: one flags byte, then pieces "NAME\nCONTENTS" separated by
  * TS_FUZZ_SEPARATOR (config.json, tokenizer.json, tokenizer_config.json,
- * merges.txt, chat_template.jinja, README.md, ...).
+ * merges.txt, chat_template.jinja, README.md, tokenizer.model,
+ * added_tokens.json, ...).
  */
 
 #include "config.h"

@@ -27,7 +27,7 @@ TINY = ["--layers", "1", "--hidden", "32", "--heads", "2", "--kv-heads", "1",
         "--intermediate", "64", "--vocab", "384", "--merges", "48"]
 HF_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json",
             "generation_config.json", "special_tokens_map.json", "README.md",
-            "merges.txt", "chat_template.jinja"]
+            "merges.txt", "chat_template.jinja", "tokenizer.model", "added_tokens.json"]
 
 
 def put(corpus, data):
@@ -115,7 +115,10 @@ def main():
                                   ["--plain-post-processor", "--no-head-dim",
                                    "--rope-scaling", "none"],
                                   ["--model-card", "--name", "meta-llama/Llama-3.2-3B-Instruct"],
-                                  ["--pad-vocab", "8", "--tc-no-eos"]]):
+                                  ["--pad-vocab", "8", "--tc-no-eos"],
+                                  ["--sentencepiece", "llama2", "--rope-scaling", "none"],
+                                  ["--sentencepiece", "mistral", "--rope-scaling", "none",
+                                   "--vocab", "400", "--spm-added-tokens-json"]]):
             d = os.path.join(tmp, "v%d" % i)
             checkpoint(d, *args)
             variants.append(d)

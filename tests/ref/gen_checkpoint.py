@@ -17,6 +17,14 @@ Usage:
 
 --vocab is config.json's vocab_size: 256 byte tokens + --merges learned tokens + Llama 3
 special tokens filling up to it (minus --pad-vocab ids that the tokenizer leaves out).
+
+--sentencepiece llama2|mistral: a SentencePiece tokenizer.model instead (a real BPE
+model with byte fallback, trained by python3-sentencepiece on the built-in text,
+--spm-pieces pieces, <unk> <s> </s> at ids 0-2 as in Llama 2), with Llama 2's
+tokenizer_config.json and chat template, or Mistral v0.3's (MistralForCausalLM,
+[INST]-like control pieces listed in added_tokens_decoder); --vocab defaults to the
+piece count (more: [PAD] ids). A tokenizer.json too unless --spm-no-tokenizer-json;
+--spm-added-tokens-json writes an added_tokens.json for the id after the pieces.
 """
 
 import argparse
@@ -453,6 +461,135 @@ def write_tokenizer(a, outdir):
     return {"bos": bos[0], "eot": eot[0], "eos_text": eos_text[0], "eom": specials[8][0]}
 
 
+# ---------------------------------------------------------------- SentencePiece
+
+LLAMA2_CHAT_TEMPLATE = (
+    "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}"
+    "{% set system_message = messages[0]['content'] %}{% else %}{% set loop_messages = messages %}"
+    "{% set system_message = false %}{% endif %}{% for message in loop_messages %}"
+    "{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+    "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}"
+    "{% endif %}{% if loop.index0 == 0 and system_message != false %}"
+    "{% set content = '<<SYS>>\\n' + system_message + '\\n<</SYS>>\\n\\n' + message['content'] %}"
+    "{% else %}{% set content = message['content'] %}{% endif %}{% if message['role'] == 'user' %}"
+    "{{ bos_token + '[INST] ' + content.strip() + ' [/INST]' }}{% elif message['role'] == 'assistant' %}"
+    "{{ ' '  + content.strip() + ' ' + eos_token }}{% endif %}{% endfor %}"
+)
+MISTRAL_CHAT_TEMPLATE = (
+    "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}"
+    "{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}"
+    "{{ message['content'] + eos_token }}{% endif %}{% endfor %}"
+)
+# Mistral v0.3's control pieces after <unk> <s> </s> (its [control_N] fillers left out)
+MISTRAL_CONTROL = ["[INST]", "[/INST]", "[TOOL_CALLS]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
+                   "[TOOL_RESULTS]", "[/TOOL_RESULTS]"]
+# user-defined pieces: normal tokens in the GGUF unless added_tokens_decoder names them
+# (it names the first one, not special: a user-defined token with "\u2581" as a space)
+MISTRAL_USER = ["\u2581tool\u2581call", "<tool>"]
+
+
+def train_sentencepiece(a):
+    """A real SentencePiece BPE model (serialized ModelProto), deterministic: one
+    thread, no sampling or shuffling of the input, a fixed seed."""
+    import io
+    import sentencepiece as spm
+    spm.set_random_generator_seed(1)
+    out = io.BytesIO()
+    kwargs = {}
+    if a.sentencepiece == "mistral":
+        kwargs = {"control_symbols": MISTRAL_CONTROL, "user_defined_symbols": MISTRAL_USER}
+    # Llama 2's trainer settings (as its tokenizer.model's trainer_spec records them)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(TRAINING_TEXT.splitlines()), model_writer=out,
+        model_type="bpe", vocab_size=a.spm_pieces, byte_fallback=True, split_digits=True,
+        character_coverage=0.99995, normalization_rule_name="identity", add_dummy_prefix=True,
+        remove_extra_whitespaces=False, allow_whitespace_only_pieces=True,
+        unk_id=0, bos_id=1, eos_id=2, pad_id=-1, unk_surface=" \u2047 ",
+        num_threads=1, input_sentence_size=0, shuffle_input_sentence=False,
+        minloglevel=2, **kwargs)
+    return out.getvalue()
+
+
+def sp_added(tid, content, special=True):
+    return {"content": content, "lstrip": False, "normalized": False, "rstrip": False,
+            "single_word": False, "special": special}
+
+
+def write_sentencepiece(a, outdir):
+    import sentencepiece as spm
+    model = train_sentencepiece(a)
+    (outdir / "tokenizer.model").write_bytes(model)
+    sp = spm.SentencePieceProcessor(model_proto=model)
+    n = sp.vocab_size()
+    if a.vocab is None:
+        a.vocab = n + (1 if a.spm_added_tokens_json else 0)
+    if a.vocab < n + (1 if a.spm_added_tokens_json else 0):
+        raise SystemExit(f"--vocab {a.vocab} is below the model's {n} pieces (+ added tokens)")
+    decoder = {str(i): sp_added(i, sp.IdToPiece(i)) for i in range(3)}
+    if a.sentencepiece == "mistral":
+        for i in range(3, n):
+            if sp.IsControl(i):
+                decoder[str(i)] = sp_added(i, sp.IdToPiece(i))
+        user = sp.PieceToId(MISTRAL_USER[0])
+        decoder[str(user)] = sp_added(user, MISTRAL_USER[0], special=False)
+    if a.spm_added_tokens_json:
+        (outdir / "added_tokens.json").write_text(json.dumps({"<pad>": n}, indent=2) + "\n")
+    if not a.spm_no_tokenizer_json:
+        added = [dict(sp_added(int(i), e["content"], e["special"]), id=int(i)) for i, e in decoder.items()]
+        tok = {
+            "version": "1.0", "truncation": None, "padding": None,
+            "added_tokens": sorted(added, key=lambda e: e["id"]),
+            "normalizer": {"type": "Sequence", "normalizers": [
+                {"type": "Prepend", "prepend": "\u2581"},
+                {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+            "pre_tokenizer": None,
+            "post_processor": {
+                "type": "TemplateProcessing",
+                "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                           {"Sequence": {"id": "A", "type_id": 0}}],
+                "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                         {"Sequence": {"id": "A", "type_id": 0}},
+                         {"SpecialToken": {"id": "<s>", "type_id": 1}},
+                         {"Sequence": {"id": "B", "type_id": 1}}],
+                "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}},
+            "decoder": {"type": "Sequence", "decoders": [
+                {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                {"type": "ByteFallback"}, {"type": "Fuse"},
+                {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+            "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>",
+                      "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                      "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                      "vocab": {sp.IdToPiece(i): i for i in range(n)}, "merges": []},
+        }
+        (outdir / "tokenizer.json").write_text(json.dumps(tok, indent=2, ensure_ascii=False) + "\n",
+                                               encoding="utf-8")
+    entry = lambda c: {"__type": "AddedToken", "content": c, "lstrip": False,  # noqa: E731
+                       "normalized": False, "rstrip": False, "single_word": False}
+    tc = {
+        "add_bos_token": True,
+        "add_eos_token": False,
+        "added_tokens_decoder": decoder,
+        "bos_token": entry("<s>"),
+        "chat_template": LLAMA2_CHAT_TEMPLATE if a.sentencepiece == "llama2" else MISTRAL_CHAT_TEMPLATE,
+        "clean_up_tokenization_spaces": False,
+        "eos_token": entry("</s>"),
+        "legacy": False,
+        "model_max_length": 1000000000000000019884624838656,
+        "pad_token": None,
+        "padding_side": "right",
+        "sp_model_kwargs": {},
+        "tokenizer_class": "LlamaTokenizer",
+        "unk_token": entry("<unk>"),
+    }
+    if a.add_prefix_space is not None:
+        tc["add_prefix_space"] = a.add_prefix_space == "true"
+    (outdir / "tokenizer_config.json").write_text(json.dumps(tc, indent=2, ensure_ascii=False) + "\n",
+                                                  encoding="utf-8")
+    stm = {"bos_token": entry("<s>"), "eos_token": entry("</s>"), "unk_token": entry("<unk>")}
+    (outdir / "special_tokens_map.json").write_text(json.dumps(stm, indent=2) + "\n")
+    return {"bos": 1, "eot": 2, "eos_text": 2, "eom": 2}
+
+
 # ---------------------------------------------------------------- configs
 
 def write_configs(a, outdir, ids):
@@ -461,11 +598,12 @@ def write_configs(a, outdir, ids):
     if a.name is not None:
         cfg["_name_or_path"] = a.name
     cfg.update({
-        "architectures": ["LlamaForCausalLM"],
+        "architectures": ["MistralForCausalLM" if a.sentencepiece == "mistral" else "LlamaForCausalLM"],
         "attention_bias": False,
         "attention_dropout": 0.0,
         "bos_token_id": ids["bos"],
-        "eos_token_id": ids["eos_text"] if a.tc_no_eos else [ids["eos_text"], ids["eom"], ids["eot"]],
+        "eos_token_id": ids["eos_text"] if a.tc_no_eos or a.sentencepiece else
+        [ids["eos_text"], ids["eom"], ids["eot"]],
     })
     if a.head_dim_in_config:
         cfg["head_dim"] = a.head_dim
@@ -476,7 +614,7 @@ def write_configs(a, outdir, ids):
         "intermediate_size": a.intermediate,
         "max_position_embeddings": a.max_pos,
         "mlp_bias": False,
-        "model_type": "llama",
+        "model_type": "mistral" if a.sentencepiece == "mistral" else "llama",
         "num_attention_heads": a.heads,
         "num_hidden_layers": a.layers,
         "num_key_value_heads": a.kv_heads,
@@ -485,7 +623,7 @@ def write_configs(a, outdir, ids):
         "rope_scaling": None if a.rope_scaling == "none" else {
             "factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
             "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-        "rope_theta": 500000.0,
+        "rope_theta": 1000000.0 if a.sentencepiece == "mistral" else 10000.0 if a.sentencepiece else 500000.0,
         "tie_word_embeddings": a.tied,
         "torch_dtype": dtype_name,
         "transformers_version": "4.45.0.dev0",
@@ -494,7 +632,7 @@ def write_configs(a, outdir, ids):
     })
     (outdir / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
     gen = {"bos_token_id": ids["bos"], "do_sample": True,
-           "eos_token_id": [ids["eos_text"], ids["eom"], ids["eot"]],
+           "eos_token_id": ids["eos_text"] if a.sentencepiece else [ids["eos_text"], ids["eom"], ids["eot"]],
            "temperature": 0.6, "top_p": 0.9, "transformers_version": "4.45.0.dev0"}
     if a.gen_top_k is not None:
         gen["top_k"] = a.gen_top_k
@@ -534,7 +672,8 @@ def main(argv=None):
     p.add_argument("--heads", type=int, default=4)
     p.add_argument("--kv-heads", type=int, default=2)
     p.add_argument("--intermediate", type=int, default=128)
-    p.add_argument("--vocab", type=int, default=768, help="config vocab_size (tokenizer fills it)")
+    p.add_argument("--vocab", type=int, default=None,
+                   help="config vocab_size (tokenizer fills it; default 768, or the SentencePiece pieces)")
     p.add_argument("--merges", type=int, default=256, help="number of learned BPE tokens")
     p.add_argument("--pad-vocab", type=int, default=0,
                    help="ids at the end of vocab_size that the tokenizer does not define")
@@ -563,7 +702,15 @@ def main(argv=None):
     p.add_argument("--add-prefix-space", choices=["true", "false"], default=None,
                    help="write add_prefix_space into tokenizer_config.json")
     p.add_argument("--model-card", action="store_true", help="write a README.md with YAML front matter")
+    p.add_argument("--sentencepiece", choices=["llama2", "mistral"], default=None,
+                   help="a SentencePiece tokenizer.model (Llama 2 or Mistral v0.3 style)")
+    p.add_argument("--spm-pieces", type=int, default=384, help="pieces of the SentencePiece model")
+    p.add_argument("--spm-no-tokenizer-json", action="store_true", help="no tokenizer.json beside it")
+    p.add_argument("--spm-added-tokens-json", action="store_true",
+                   help='an added_tokens.json giving "<pad>" the id after the pieces')
     a = p.parse_args(argv)
+    if a.vocab is None and not a.sentencepiece:
+        a.vocab = 768
     if a.head_dim is None:
         if a.hidden % a.heads:
             raise SystemExit("--hidden must be a multiple of --heads (or give --head-dim)")
@@ -576,9 +723,9 @@ def main(argv=None):
     outdir = Path(a.outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     for f in outdir.iterdir():
-        if f.is_file() and (f.suffix in (".safetensors", ".json") or f.name == "README.md"):
+        if f.is_file() and (f.suffix in (".safetensors", ".json", ".model") or f.name == "README.md"):
             f.unlink()
-    ids = write_tokenizer(a, outdir)
+    ids = write_sentencepiece(a, outdir) if a.sentencepiece else write_tokenizer(a, outdir)
     write_configs(a, outdir, ids)
     if a.model_card:
         write_model_card(outdir)

@@ -541,17 +541,21 @@ ADD_KEYS = {"bos": "tokenizer.ggml.add_bos_token", "eos": "tokenizer.ggml.add_eo
             "sep": "tokenizer.ggml.add_sep_token"}
 
 
-def special_vocab(tok, tcfg, config, model_dir):
-    """-> (special ids in order, add_* booleans in order, chat_template)."""
+def special_vocab(tok, tcfg, config, model_dir, n_vocab=None, types=None, extra_ids=()):
+    """-> (special ids in order, add_* booleans in order, chat_template).
+    n_vocab: ids from there on are skipped; types: the special token types
+    (default SPECIAL_TYPES); extra_ids: (type, id) set after the files."""
     ids = {}
     add = {}
-    types = list(SPECIAL_TYPES)
+    types = list(SPECIAL_TYPES if types is None else types)
 
     def set_id(typ, tid):
         if not isinstance(tid, int):      # (a JSON true passes, as in gguf-py)
             return
         if tid < 0:
             raise ConvertError(f"invalid value for special token type {typ}: {tid}")
+        if n_vocab is not None and tid >= n_vocab:
+            return
         if typ not in ids:
             ids[typ] = tid
 
@@ -665,6 +669,8 @@ def special_vocab(tok, tcfg, config, model_dir):
             if tid is None and "text_config" in config:
                 tid = config["text_config"].get(f"{typ}_token_id")
             set_id(typ, tid)
+    for typ, tid in extra_ids:
+        set_id(typ, tid)
     return ids, add, chat_template
 
 
@@ -688,7 +694,91 @@ def is_llama3_pre_tokenizer(pt):
         return False
 
 
+def spm_tokenizer_metadata(model_dir, config, pre_override):
+    """LlamaModel.set_vocab() with a tokenizer.model: the pieces as the
+    sentencepiece library reads them, added_tokens.json, tokenizer_config.json's
+    added_tokens_decoder, then SpecialVocab (told the vocabulary size, no merges)"""
+    import sentencepiece
+    sp = sentencepiece.SentencePieceProcessor()
+    try:
+        sp.LoadFromFile(str(model_dir / "tokenizer.model"))
+    except (OSError, RuntimeError) as e:
+        raise ConvertError(f"tokenizer.model: {e}")
+    tcfg_path = model_dir / "tokenizer_config.json"
+    tcfg = json.loads(tcfg_path.read_text(encoding="utf-8")) if tcfg_path.is_file() else None
+    tok_path = model_dir / "tokenizer.json"
+    tok = json.loads(tok_path.read_text(encoding="utf-8")) if tok_path.is_file() else None
+    kv = []
+    if tcfg is not None and tcfg.get("add_prefix_space") is not None:
+        kv.append(("tokenizer.ggml.add_space_prefix", T_BOOL, bool(tcfg["add_prefix_space"])))
+
+    n = config.get("vocab_size") or sp.vocab_size()
+    tokens = [f"[PAD{i}]" for i in range(n)]
+    scores = [-10000.0] * n
+    types = [TOKEN_UNUSED] * n
+    for i in range(min(n, sp.vocab_size())):
+        if sp.IsUnknown(i):
+            t = TOKEN_UNKNOWN
+        elif sp.IsControl(i):
+            t = TOKEN_CONTROL
+        elif sp.IsUnused(i):
+            t = TOKEN_UNUSED
+        elif sp.IsByte(i):
+            t = TOKEN_BYTE
+        else:
+            t = TOKEN_NORMAL        # user-defined pieces too
+        tokens[i], scores[i], types[i] = sp.IdToPiece(i), sp.GetScore(i), t
+    added_path = model_dir / "added_tokens.json"
+    if added_path.is_file():
+        for text, tid in json.loads(added_path.read_text(encoding="utf-8")).items():
+            if not isinstance(tid, int) or isinstance(tid, bool) or tid < 0:
+                raise ConvertError(f"added_tokens.json: bad id {tid!r}")
+            if tid < n:
+                tokens[tid], scores[tid], types[tid] = text, -1000.0, TOKEN_USER_DEFINED
+    for key, entry in ((tcfg or {}).get("added_tokens_decoder") or {}).items():
+        tid = int(key)
+        if tid < 0:
+            raise ConvertError(f"tokenizer_config.json: negative id {key}")
+        if tid >= n:
+            continue
+        text = entry["content"]
+        if entry.get("special") or looks_special(text):
+            types[tid] = TOKEN_CONTROL
+        else:
+            text = text.replace("\u2581", " ")
+            types[tid] = TOKEN_USER_DEFINED
+        tokens[tid], scores[tid] = text, -1000.0
+
+    kv.append(("tokenizer.ggml.model", T_STRING, "llama"))
+    kv.append(("tokenizer.ggml.pre", T_STRING, pre_override or "default"))
+    kv.append(("tokenizer.ggml.tokens", T_ARRAY, (T_STRING, tokens)))
+    kv.append(("tokenizer.ggml.scores", T_ARRAY, (T_FLOAT32, scores)))
+    kv.append(("tokenizer.ggml.token_type", T_ARRAY, (T_INT32, types)))
+    kv += special_vocab_keys(tok, tcfg, config, model_dir, n_vocab=n)
+
+    if config.get("vocab_size") == 32016:
+        # CodeLlama: a second SpecialVocab (prefix, suffix, middle, eot; a fresh
+        # tokenizer_config.json; 32007-32010 where not given); gguf-py has keys
+        # only for eot and the add_* flags, and writes a key again in its place
+        tcfg2 = json.loads(tcfg_path.read_text(encoding="utf-8")) if tcfg_path.is_file() else None
+        ids, add, _ = special_vocab(tok, tcfg2, config, model_dir,
+                                    types=("prefix", "suffix", "middle", "eot"),
+                                    extra_ids=(("prefix", 32007), ("suffix", 32008),
+                                               ("middle", 32009), ("eot", 32010)))
+        again = [(SPECIAL_ID_KEYS[t], T_UINT32, v) for t, v in ids.items() if t in SPECIAL_ID_KEYS]
+        again += [(ADD_KEYS[t], T_BOOL, v) for t, v in add.items() if t in ADD_KEYS]
+        for entry in again:
+            i = next((j for j, e in enumerate(kv) if e[0] == entry[0]), None)
+            if i is None:
+                kv.append(entry)
+            else:
+                kv[i] = entry
+    return kv
+
+
 def tokenizer_metadata(model_dir, config, pre_override):
+    if (model_dir / "tokenizer.model").is_file():
+        return spm_tokenizer_metadata(model_dir, config, pre_override)
     tok = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
     tcfg_path = model_dir / "tokenizer_config.json"
     tcfg = json.loads(tcfg_path.read_text(encoding="utf-8")) if tcfg_path.is_file() else None
@@ -769,7 +859,14 @@ def tokenizer_metadata(model_dir, config, pre_override):
     if mlist:
         kv.append(("tokenizer.ggml.merges", T_ARRAY, (T_STRING, mlist)))
 
-    ids, add, chat_template = special_vocab(tok, tcfg, config, model_dir)
+    kv += special_vocab_keys(tok, tcfg, config, model_dir)
+    return kv
+
+
+def special_vocab_keys(tok, tcfg, config, model_dir, n_vocab=None):
+    """SpecialVocab.add_to_gguf(): special ids, add_* flags, chat template, normalizer flags"""
+    kv = []
+    ids, add, chat_template = special_vocab(tok, tcfg, config, model_dir, n_vocab)
     for typ, tid in ids.items():
         if typ in SPECIAL_ID_KEYS:
             kv.append((SPECIAL_ID_KEYS[typ], T_UINT32, tid))
@@ -818,7 +915,7 @@ def tokenizer_metadata(model_dir, config, pre_override):
             for sub in n.get("normalizers") or []:
                 parse_normalizer(sub)
 
-    if tok.get("normalizer"):
+    if tok and tok.get("normalizer"):
         parse_normalizer(tok["normalizer"])
     for f in ("lowercase", "strip_accents"):
         if flags[f] is not None:
