@@ -109,13 +109,11 @@ unref_in_thread (gpointer data)
 /* a vocab this big makes a tree that takes milliseconds to free */
 #define BACKGROUND_FREE_MIN_VOCAB 16384
 
+/* what a SpecialVocab reads: the special ids, the add flags, the token
+ * types and the chat templates */
 static void
-tok_clear (Tok *t)
+clear_special_vocab (Tok *t)
 {
-  g_clear_object (&t->tcfg_parser);
-  g_clear_object (&t->cfg_parser);
-  g_clear_pointer (&t->added, g_array_unref);
-  g_clear_pointer (&t->types, g_ptr_array_unref);
   for (guint i = 0; t->ids != NULL && i < t->ids->len; i++)
     {
       g_free (g_array_index (t->ids, SpecialId, i).type);
@@ -128,10 +126,20 @@ tok_clear (Tok *t)
     }
   g_clear_pointer (&t->ids, g_array_unref);
   g_clear_pointer (&t->add_flags, g_array_unref);
-  g_clear_pointer (&t->merges, g_ptr_array_unref);
+  g_clear_pointer (&t->types, g_ptr_array_unref);
   g_clear_pointer (&t->chat_template, json_node_unref);
   g_clear_pointer (&t->named_templates, g_array_unref);
   g_clear_pointer (&t->default_template, g_free);
+}
+
+static void
+tok_clear (Tok *t)
+{
+  g_clear_object (&t->tcfg_parser);
+  g_clear_object (&t->cfg_parser);
+  g_clear_pointer (&t->added, g_array_unref);
+  g_clear_pointer (&t->merges, g_ptr_array_unref);
+  clear_special_vocab (t);
 
   /* Last: nothing points into tokenizer.json's tree any more. Llama 3's
    * (128,256 vocab entries, 280,147 merges) takes ~40 ms to free, which a
@@ -2060,27 +2068,6 @@ write_spm_vocab (Tok            *t,
                                       v->scores->len, v->origin->str);
   ts_gguf_metadata_add_int32_array (md, "tokenizer.ggml.token_type", (const gint32 *) v->types->data,
                                     v->types->len, v->origin->str);
-}
-
-static void
-clear_special_vocab (Tok *t)
-{
-  for (guint i = 0; t->ids != NULL && i < t->ids->len; i++)
-    {
-      g_free (g_array_index (t->ids, SpecialId, i).type);
-      g_free (g_array_index (t->ids, SpecialId, i).origin);
-    }
-  for (guint i = 0; t->add_flags != NULL && i < t->add_flags->len; i++)
-    {
-      g_free (g_array_index (t->add_flags, AddFlag, i).type);
-      g_free (g_array_index (t->add_flags, AddFlag, i).origin);
-    }
-  g_clear_pointer (&t->ids, g_array_unref);
-  g_clear_pointer (&t->add_flags, g_array_unref);
-  g_clear_pointer (&t->types, g_ptr_array_unref);
-  g_clear_pointer (&t->chat_template, json_node_unref);
-  g_clear_pointer (&t->named_templates, g_array_unref);
-  g_clear_pointer (&t->default_template, g_free);
 }
 
 /* LlamaModel.set_vocab() for CodeLlama (vocab_size 32016): a second

@@ -47,6 +47,9 @@ typedef struct
   gboolean      byte_fallback;  /* TrainerSpec.byte_fallback */
 } Reader;
 
+/* for a rule of the pieces as a whole, at no one byte */
+#define NO_OFFSET G_MAXSIZE
+
 static gboolean
 fail (const Reader *r,
       gsize         at,
@@ -67,8 +70,11 @@ fail (const Reader *r,
   va_start (args, format);
   rule = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: byte %" PRIu64 ": %s"),
-               r->name, (guint64) at, rule);
+  if (at == NO_OFFSET)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", r->name, rule);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: byte %" PRIu64 ": %s"),
+                 r->name, (guint64) at, rule);
   return FALSE;
 }
 
@@ -300,28 +306,6 @@ piece_to_byte (const char *piece)
   return (int) (hi - digits) * 16 + (int) (lo - digits);
 }
 
-static gboolean
-bad_piece (const Reader *r,
-           GError      **error,
-           const char   *format,
-           ...) G_GNUC_PRINTF (3, 4);
-
-static gboolean
-bad_piece (const Reader *r,
-           GError      **error,
-           const char   *format,
-           ...)
-{
-  g_autofree char *rule = NULL;
-  va_list args;
-
-  va_start (args, format);
-  rule = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", r->name, rule);
-  return FALSE;
-}
-
 /* sentencepiece's ModelInterface::InitializePieces(): one unknown piece,
  * no text twice among the normal (normal, user-defined, unused) or among
  * the other pieces, byte pieces only with byte fallback, and then all 256 */
@@ -342,26 +326,26 @@ check_pieces (const Reader *r,
       gboolean is_normal = type == TS_SPM_NORMAL || type == TS_SPM_USER_DEFINED || type == TS_SPM_UNUSED;
 
       if (!g_hash_table_add (is_normal ? normal : reserved, (gpointer) piece))
-        return bad_piece (r, error, _("piece %u \"%s\" is defined twice"), i, piece);
+        return fail (r, NO_OFFSET, error, _("piece %u \"%s\" is defined twice"), i, piece);
       if (type == TS_SPM_UNKNOWN && unk >= 0)
-        return bad_piece (r, error, _("pieces %" PRId64 " and %u are both the unknown piece"),
+        return fail (r, NO_OFFSET, error, _("pieces %" PRId64 " and %u are both the unknown piece"),
                           unk, i);
       if (type == TS_SPM_UNKNOWN)
         unk = i;
       if (type == TS_SPM_BYTE && !r->byte_fallback)
-        return bad_piece (r, error, _("piece %u \"%s\" is a byte piece, but the trainer spec does "
+        return fail (r, NO_OFFSET, error, _("piece %u \"%s\" is a byte piece, but the trainer spec does "
                                       "not have byte_fallback"), i, piece);
       if (type == TS_SPM_BYTE && piece_to_byte (piece) < 0)
-        return bad_piece (r, error, _("piece %u \"%s\" is a byte piece not of the form <0xXX>"),
+        return fail (r, NO_OFFSET, error, _("piece %u \"%s\" is a byte piece not of the form <0xXX>"),
                           i, piece);
       if (type == TS_SPM_BYTE)
         byte_found[piece_to_byte (piece)] = TRUE;
     }
   if (unk < 0)
-    return bad_piece (r, error, _("no piece is the unknown piece (sentencepiece requires one)"));
+    return fail (r, NO_OFFSET, error, _("no piece is the unknown piece (sentencepiece requires one)"));
   for (guint b = 0; r->byte_fallback && b < G_N_ELEMENTS (byte_found); b++)
     if (!byte_found[b])
-      return bad_piece (r, error, _("byte_fallback without a byte piece <0x%02X> (sentencepiece "
+      return fail (r, NO_OFFSET, error, _("byte_fallback without a byte piece <0x%02X> (sentencepiece "
                                     "requires all 256)"), b);
   return TRUE;
 }
@@ -438,7 +422,7 @@ _ts_spm_model_parse (const guint8  *data,
         return NULL;
     }
   if (model->pieces->len == 0)
-    return (bad_piece (&r, error, _("no pieces (not a SentencePiece model)")), NULL);
+    return (fail (&r, NO_OFFSET, error, _("no pieces (not a SentencePiece model)")), NULL);
   if (!check_pieces (&r, model, error))
     return NULL;
   return g_steal_pointer (&model);

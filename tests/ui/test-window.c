@@ -928,12 +928,10 @@ save_popover_screenshot (GtkWidget  *window,
                          GtkWidget  *popover,
                          const char *name)
 {
-  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
   g_autoptr(GdkTexture) under = NULL;
   g_autoptr(GdkTexture) over = NULL;
   g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(GskRenderNode) node = NULL;
-  g_autofree char *path = NULL;
   GtkSnapshot *snapshot = gtk_snapshot_new ();
   GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (popover));
   graphene_rect_t window_rect, popover_rect, bounds;
@@ -958,12 +956,7 @@ save_popover_screenshot (GtkWidget  *window,
   gtk_snapshot_append_texture (snapshot, over, &popover_rect);
   node = gtk_snapshot_free_to_node (snapshot);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node, &bounds);
-  if (dir == NULL)
-    dir = g_get_tmp_dir ();
-  g_mkdir_with_parents (dir, 0755);
-  path = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
+  ts_test_save_texture (texture, name);
 }
 
 /* GTK 4.8's column headers take no keyboard focus: the sort menu next to

@@ -125,13 +125,21 @@ ts_test_save_screenshot (GtkWidget  *widget,
                          const char *name,
                          guint       settle_ms)
 {
-  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
   g_autoptr(GdkTexture) texture = NULL;
 
   if (settle_ms > 0)
     ts_test_run_for (settle_ms);
   texture = ts_test_render_widget (widget, name);
+  ts_test_save_texture (texture, name);
+}
+
+void
+ts_test_save_texture (GdkTexture *texture,
+                      const char *name)
+{
+  const char *dir = g_getenv ("TS_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+
   if (dir == NULL)
     dir = g_get_tmp_dir ();
   g_mkdir_with_parents (dir, 0755);

@@ -40,6 +40,9 @@ GdkTexture *ts_test_render_widget (GtkWidget  *widget,
 void ts_test_save_screenshot (GtkWidget  *widget,
                               const char *name,
                               guint       settle_ms);
+/* @texture as <TS_SCREENSHOT_DIR>/@name */
+void ts_test_save_texture    (GdkTexture *texture,
+                              const char *name);
 
 /* @widget or its first descendant (depth first) of @type, or NULL */
 GtkWidget *ts_test_find_descendant (GtkWidget  *widget,
