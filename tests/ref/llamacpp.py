@@ -31,14 +31,19 @@ class Unavailable(Exception):
     pass
 
 
-def source_tree(node_modules, cache):
+CONVERTER_MODULES = ("torch", "numpy", "sentencepiece", "yaml", "tqdm")
+
+
+def source_tree(node_modules, cache, modules=CONVERTER_MODULES):
     """The llama.cpp source folder (cloned from node-llama-cpp's bundle into
-    CACHE once); raises Unavailable saying what is missing."""
+    CACHE once); raises Unavailable saying what is missing.  MODULES are the
+    Python modules the caller needs besides the tree (the converter's by
+    default; the headers alone need none)."""
     bundle = Path(node_modules) / BUNDLE
     tree = Path(cache) / "llama.cpp"
     if not bundle.is_file():
         raise Unavailable(f"{bundle} is missing (run tests/interop/setup-npm.sh)")
-    for mod in ("torch", "numpy", "sentencepiece", "yaml", "tqdm"):
+    for mod in modules:
         r = subprocess.run([PY, "-c", f"import {mod}"], capture_output=True)
         if r.returncode != 0:
             raise Unavailable(f"python module {mod} is missing (build-aux/install-deps installs it)")

@@ -1,0 +1,416 @@
+#!/usr/bin/python3
+"""The audit of llama.cpp-quantized GGUF files (Q4_K_M, Q2_K, Q6_K, Q4_0,
+Q5_1, IQ4_NL), judged with numbers computed here in numpy.
+
+The quantized files are made by llama.cpp itself: llama_model_quantize() of
+node-llama-cpp's prebuilt libllama (tests/ref/llama_quantize.py), from our
+BF16 conversion of a checkpoint written by tests/ref/gen_checkpoint.py.  The
+quantized tensors are decoded with gguf-py's dequantize() (llama.cpp's
+Python package, from the source node-llama-cpp ships), which is first checked
+to decode bit for bit as ggml's own to_float does.  Then
+
+  tensorscope-cli audit BF16.gguf Q.gguf --json   (and F32.gguf Q.gguf)
+  tensorscope-cli audit CHECKPOINT  Q.gguf --json
+
+must pass, and for every quantized tensor report: source_dtype, target_dtype,
+lossy, status "pass", n_values, n_mismatch 0, n_changed (float32 compare,
+NaN equals NaN), max_abs_error (float32 |t - s| over finite values, exact),
+max_rel_error (|t - s| / |s| over finite values with s != 0, within 1e-6
+relative), rms_error and relative_rms_error (float64 accumulation, within
+1e-9 relative).  The checkpoint-to-gguf run's numbers must be those of the
+same GGUF tensor in the gguf-to-gguf run (our BF16 GGUF holds the source's
+values exactly, Q/K rows permuted as llama.cpp's converter does).
+
+Faults that must fail (exit 1, `passed` false, the tensor "fail" with a
+detail): the data of two Q4_K tensors of one shape swapped in the file; a
+Q4_K_M file quantized from a BF16 GGUF whose blk.0.attn_q.weight holds the
+checkpoint's rows without the Q/K permutation (checkpoint-to-gguf mode).
+
+usage: check_audit_quant.py CLI WORKDIR NODE_MODULES
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "ref"))
+from tscheck import check, summary  # noqa: E402
+from gen_checkpoint import write_safetensors  # noqa: E402
+import llamacpp  # noqa: E402
+import llama_quantize  # noqa: E402
+
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+FTYPES = ["Q4_K_M", "Q2_K", "Q6_K", "Q4_0", "Q5_1", "IQ4_NL"]
+# rows of 256 (hidden) and 512 (intermediate): every K-quant applies, no fallback
+CKPT_ARGS = ["--layers", "2", "--hidden", "256", "--heads", "4", "--kv-heads", "2",
+             "--intermediate", "512", "--untied", "--seed", "41"]
+PLAIN = {"F32", "F16", "BF16"}
+REL_TOL_MAX_REL = 1e-6
+REL_TOL_RMS = 1e-9
+
+gguf = None  # gguf-py, once the llama.cpp source is at hand
+
+
+def cli(*args, timeout=300):
+    return subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True, timeout=timeout)
+
+
+def audit(source, target):
+    """(exit status, report or None, stderr)"""
+    r = cli("audit", source, target, "--json")
+    try:
+        rep = json.loads(r.stdout)
+    except ValueError:
+        rep = None
+    return r.returncode, rep, r.stderr.strip()[-400:]
+
+
+def num(x):
+    """a JSON number, or the "Infinity" / "NaN" strings the report may use"""
+    return float(x) if isinstance(x, (int, float, str)) and not isinstance(x, bool) else None
+
+
+def read_st(folder):
+    """{name: (float32 ndarray, dtype, raw bytes)} of a checkpoint's
+    Safetensors shards, in the order of their data"""
+    out = {}
+    for p in sorted(Path(folder).glob("*.safetensors")):
+        raw = p.read_bytes()
+        n = struct.unpack("<Q", raw[:8])[0]
+        header = json.loads(raw[8:8 + n])
+        header.pop("__metadata__", None)
+        for name, meta in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
+            a, b = meta["data_offsets"]
+            buf = raw[8 + n + a:8 + n + b]
+            if meta["dtype"] == "BF16":
+                arr = (np.frombuffer(buf, "<u2").astype(np.uint32) << 16).view(np.float32)
+            elif meta["dtype"] == "F32":
+                arr = np.frombuffer(buf, "<f4")
+            else:
+                raise ValueError(f"{name}: dtype {meta['dtype']} not handled here")
+            out[name] = (arr.reshape(meta["shape"]), meta["dtype"], buf)
+    return out
+
+
+ZEROED = "model.layers.1.mlp.gate_proj.weight"
+
+
+def plant_zeros(folder):
+    """Exact zeros in one weight of the (single-shard) checkpoint: a whole
+    block of 32 (+0) and every 97th value (-0), so that max_rel_error's
+    s != 0 rule and NaN-free -0 == +0 comparisons are exercised (quantized
+    blocks with an offset decode a zero to non-zero)."""
+    p = Path(folder) / "model.safetensors"
+    items = []
+    for name, (arr, dtype, raw) in read_st(folder).items():
+        bits = np.frombuffer(raw, "<u2").reshape(arr.shape).copy()
+        if name == ZEROED:
+            flat = bits.reshape(-1)
+            flat[97::97] = 0x8000
+            flat[:32] = 0
+        items.append((name, dtype, bits))
+    write_safetensors(p, items)
+
+
+def values(t):
+    """a GGUFReader tensor decoded to float32 (flat, in file order)"""
+    return gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32, copy=False).ravel()
+
+
+def tensors(path):
+    return {t.name: t for t in gguf.GGUFReader(str(path)).tensors}
+
+
+def expected_stats(s, t):
+    """The contract's numbers for source values S and decoded target values T
+    (float32 arrays of one order)."""
+    s = s.astype(np.float32, copy=False)
+    t = t.astype(np.float32, copy=False)
+    same = (s == t) | (np.isnan(s) & np.isnan(t))
+    fin = np.isfinite(s) & np.isfinite(t)
+    d32 = np.abs(t[fin] - s[fin])                       # float32 arithmetic
+    s64, t64 = s[fin].astype(np.float64), t[fin].astype(np.float64)
+    d64 = t64 - s64                                     # exact
+    nz = s64 != 0
+    rms = float(np.sqrt(np.mean(d64 * d64))) if d64.size else 0.0
+    rms_src = float(np.sqrt(np.mean(s64 * s64))) if s64.size else 0.0
+    return {
+        "n_values": int(s.size),
+        "n_changed": int(s.size - np.count_nonzero(same)),
+        "max_abs_error": np.float32(d32.max()) if d32.size else np.float32(0),
+        "max_rel_error": float(np.max(np.abs(d64[nz]) / np.abs(s64[nz]))) if np.any(nz) else 0.0,
+        "rms_error": rms,
+        "relative_rms_error": rms / rms_src if rms_src else float("nan"),
+        "zero_sources_changed": int(np.count_nonzero((s[fin] == 0) & (t[fin] != 0))),
+    }
+
+
+def close(a, b, rel):
+    return a is not None and b is not None and abs(a - b) <= rel * abs(b)
+
+
+def stats_problems(pair, exp):
+    """What differs between an audit pair object and the expected numbers."""
+    bad = []
+    if pair.get("n_values") != exp["n_values"]:
+        bad.append(f"n_values {pair.get('n_values')} != {exp['n_values']}")
+    if pair.get("n_mismatch") != 0:
+        bad.append(f"n_mismatch {pair.get('n_mismatch')} != 0")
+    if pair.get("n_changed") != exp["n_changed"]:
+        bad.append(f"n_changed {pair.get('n_changed')} != {exp['n_changed']}")
+    mae = num(pair.get("max_abs_error"))
+    if mae is None or np.float32(mae) != exp["max_abs_error"]:
+        bad.append(f"max_abs_error {pair.get('max_abs_error')!r} != {float(exp['max_abs_error'])!r} (float32)")
+    mre = num(pair.get("max_rel_error"))
+    if not close(mre, exp["max_rel_error"], REL_TOL_MAX_REL):
+        extra = ""
+        if mre == float("inf") and exp["zero_sources_changed"]:
+            extra = (f" ({exp['zero_sources_changed']} zero source values decode to non-zero: the contract"
+                     " takes max_rel_error over s != 0)")
+        bad.append(f"max_rel_error {pair.get('max_rel_error')!r} != {exp['max_rel_error']!r}{extra}")
+    for key in ("rms_error", "relative_rms_error"):
+        v = num(pair.get(key))
+        if not close(v, exp[key], REL_TOL_RMS):
+            bad.append(f"{key} {pair.get(key)!r} != {exp[key]!r}")
+    return bad
+
+
+def pairs_by_target(rep):
+    return {p.get("target"): p for p in (rep or {}).get("tensors", []) if isinstance(p, dict)}
+
+
+def values_check(rep):
+    return next((c for c in (rep or {}).get("checks", []) if c.get("name") == "values"), None)
+
+
+def check_clean_run(label, code, rep, err, q_tensors, expect, source_dtype):
+    """A run that must pass; returns {target name: pair} (or {})."""
+    if rep is None:
+        check(f"{label}: a JSON report", False, f"exit {code}: {err}")
+        return {}
+    vc = values_check(rep)
+    check(f"{label}: exit 0, passed, values check pass",
+          code == 0 and rep.get("passed") is True and vc is not None and vc.get("status") == "pass",
+          f"exit {code}, passed {rep.get('passed')}, values {vc}, "
+          f"failing pairs {[(p.get('target'), p.get('detail')) for p in rep.get('tensors', []) if p.get('status') != 'pass'][:4]}")
+    tgt = rep.get("target", {})
+    check(f"{label}: target.tensors is the file's tensor count ({len(q_tensors)})",
+          tgt.get("tensors") == len(q_tensors), f"{tgt.get('tensors')}")
+    pairs = pairs_by_target(rep)
+    missing = [n for n in q_tensors if n not in pairs]
+    check(f"{label}: a pair for every target tensor", not missing, f"missing {missing}")
+    not_pass = [(n, p.get("status"), p.get("detail")) for n, p in pairs.items() if p.get("status") != "pass"]
+    check(f"{label}: every pair passes", not not_pass, f"{not_pass[:4]}")
+    bad = []
+    for name, t in q_tensors.items():
+        qt = t.tensor_type.name
+        if qt in PLAIN or name not in pairs:
+            continue
+        p = pairs[name]
+        probs = []
+        if p.get("source_dtype") != source_dtype:
+            probs.append(f"source_dtype {p.get('source_dtype')!r} != {source_dtype!r}")
+        if p.get("target_dtype") != qt:
+            probs.append(f"target_dtype {p.get('target_dtype')!r} != {qt!r}")
+        if p.get("lossy") is not True:
+            probs.append(f"lossy {p.get('lossy')!r}")
+        if p.get("status") != "pass":
+            probs.append(f"status {p.get('status')!r} ({p.get('detail')})")
+        probs += stats_problems(p, expect[name])
+        if probs:
+            bad.append(f"{name}: " + "; ".join(probs))
+    check(f"{label}: every quantized pair's type, status and error statistics are numpy's",
+          not bad, "\n    " + "\n    ".join(bad[:6]) + (f"\n    ... {len(bad) - 6} more" if len(bad) > 6 else ""))
+    return pairs
+
+
+def quantize(inp, out, ftype):
+    r = subprocess.run([PY, str(HERE / "ref" / "llama_quantize.py"), NODE_MODULES, str(inp), str(out),
+                        ftype, "--nthread", "1", "--cache", str(WORK)],
+                       capture_output=True, text=True, timeout=300)
+    ok = r.returncode == 0 and Path(out).is_file()
+    check(f"llama.cpp quantizes {Path(inp).name} to {ftype}", ok, r.stderr.strip()[-500:])
+    return ok
+
+
+def expectations(q_tensors, src_tensors):
+    """{GGUF name: expected stats} for the quantized tensors of a file,
+    against the same-named tensors of SRC (our BF16 GGUF)."""
+    return {name: expected_stats(values(src_tensors[name]), values(t))
+            for name, t in q_tensors.items() if t.tensor_type.name not in PLAIN}
+
+
+def decodes_as_ggml(llama, q_tensors, ftype):
+    """gguf-py's dequantize() against ggml's own to_float, bit for bit"""
+    bad = []
+    for name, t in q_tensors.items():
+        if t.tensor_type.name in PLAIN:
+            continue
+        a = values(t)
+        b = llama.dequantize(t.data.tobytes(), int(t.tensor_type))
+        if a.shape != b.shape or not np.array_equal(a.view(np.uint32), b.view(np.uint32)):
+            bad.append(name)
+    check(f"{ftype}: gguf-py decodes every quantized tensor bit for bit as ggml's to_float", not bad, f"{bad}")
+
+
+def expect_failure(label, code, rep, err, names):
+    if rep is None:
+        check(f"{label}: a JSON report", False, f"exit {code}: {err}")
+        return
+    pairs = pairs_by_target(rep)
+    check(f"{label}: exit 1, passed false", code == 1 and rep.get("passed") is False,
+          f"exit {code}, passed {rep.get('passed')}")
+    for n in names:
+        p = pairs.get(n, {})
+        check(f"{label}: {n} fails with a detail",
+              p.get("status") == "fail" and isinstance(p.get("detail"), str) and p.get("detail").strip() != "",
+              f"status {p.get('status')!r}, detail {p.get('detail')!r}")
+    return pairs
+
+
+def patched_copy(src, dst, edits):
+    """SRC copied to DST with EDITS [(absolute offset, bytes)] written over it"""
+    data = bytearray(Path(src).read_bytes())
+    for off, b in edits:
+        data[off:off + len(b)] = b
+    Path(dst).write_bytes(bytes(data))
+
+
+def main():
+    global gguf
+    WORK.mkdir(parents=True, exist_ok=True)
+    try:
+        tree = llamacpp.source_tree(NODE_MODULES, WORK, modules=("numpy",))
+        llama = llama_quantize.Llama.get(NODE_MODULES, WORK)
+    except (llamacpp.Unavailable, llama_quantize.QuantizeError) as e:
+        check("llama.cpp's library, headers and gguf-py are at hand", False, str(e))
+        return summary()
+    check("llama.cpp's library, headers and gguf-py are at hand", True)
+    sys.path.insert(0, str(tree / "gguf-py"))
+    import gguf as gguf_mod
+    gguf = gguf_mod
+
+    ck = WORK / "ckpt"
+    shutil.rmtree(ck, ignore_errors=True)
+    subprocess.run([PY, str(HERE / "ref" / "gen_checkpoint.py"), str(ck)] + CKPT_ARGS,
+                   check=True, capture_output=True, timeout=300)
+    plant_zeros(ck)
+    gg = {}
+    for outtype in ("bf16", "f32"):
+        gg[outtype] = WORK / f"ckpt.{outtype}.gguf"
+        if gg[outtype].exists():
+            gg[outtype].unlink()
+        r = cli("convert", ck, "-o", gg[outtype], "--outtype", outtype)
+        check(f"converts the checkpoint to {outtype.upper()}", r.returncode == 0, r.stderr.strip())
+        if r.returncode != 0:
+            return summary()
+    bf16 = tensors(gg["bf16"])
+    f32 = tensors(gg["f32"])
+    same = sorted(bf16) == sorted(f32) and all(
+        np.array_equal(values(bf16[n]).view(np.uint32), values(f32[n]).view(np.uint32)) for n in bf16)
+    check("the F32 GGUF holds the BF16 GGUF's values", same)
+
+    results = {}
+    for ftype in FTYPES:
+        q = WORK / f"ckpt.{ftype}.gguf"
+        if not quantize(gg["bf16"], q, ftype):
+            continue
+        qt = tensors(q)
+        kinds = sorted({t.tensor_type.name for t in qt.values()} - PLAIN)
+        check(f"{ftype}: quantized tensors in the file ({', '.join(kinds)})", bool(kinds))
+        decodes_as_ggml(llama, qt, ftype)
+        exp = expectations(qt, bf16)
+        results[ftype] = (q, qt, exp)
+
+        code, g2g, err = audit(gg["bf16"], q)
+        g2g_pairs = check_clean_run(f"{ftype} gguf-to-gguf from BF16", code, g2g, err, qt, exp, "BF16")
+        code, rep, err = audit(gg["f32"], q)
+        check_clean_run(f"{ftype} gguf-to-gguf from F32", code, rep, err, qt, exp, "F32")
+        code, rep, err = audit(ck, q)
+        ck_pairs = check_clean_run(f"{ftype} checkpoint-to-gguf", code, rep, err, qt, exp, "BF16")
+        # the checkpoint run's numbers are the gguf-to-gguf run's, tensor by tensor
+        diff = []
+        for name in exp:
+            a, b = ck_pairs.get(name), g2g_pairs.get(name)
+            if a is None or b is None:
+                diff.append(f"{name}: missing in {'the checkpoint run' if a is None else 'the gguf run'}")
+                continue
+            for key in ("n_values", "n_changed", "max_abs_error"):
+                if a.get(key) != b.get(key):
+                    diff.append(f"{name}: {key} {a.get(key)!r} vs {b.get(key)!r}")
+            if not close(num(a.get("max_rel_error")), num(b.get("max_rel_error")), REL_TOL_MAX_REL):
+                diff.append(f"{name}: max_rel_error {a.get('max_rel_error')!r} vs {b.get('max_rel_error')!r}")
+            for key in ("rms_error", "relative_rms_error"):
+                if not close(num(a.get(key)), num(b.get(key)), REL_TOL_RMS):
+                    diff.append(f"{name}: {key} {a.get(key)!r} vs {b.get(key)!r}")
+        check(f"{ftype}: checkpoint-to-gguf numbers are the gguf-to-gguf run's for every quantized tensor",
+              not diff, "; ".join(diff[:6]))
+
+    zeros = {f: r[2].get("blk.1.ffn_gate.weight", {}).get("zero_sources_changed", 0) for f, r in results.items()}
+    check("the planted zeros of blk.1.ffn_gate.weight decode to non-zero somewhere (max_rel_error's s != 0 rule "
+          f"is exercised): {zeros}", any(zeros.values()))
+
+    # (a) two Q4_K tensors of one shape with their data swapped
+    if "Q4_K_M" in results:
+        q, qt, _ = results["Q4_K_M"]
+        a, b = qt.get("blk.0.ffn_gate.weight"), qt.get("blk.0.ffn_up.weight")
+        usable = (a is not None and b is not None and a.tensor_type.name == b.tensor_type.name == "Q4_K"
+                  and list(a.shape) == list(b.shape) and a.n_bytes == b.n_bytes
+                  and a.data.tobytes() != b.data.tobytes())
+        check("Q4_K_M: blk.0.ffn_gate and blk.0.ffn_up are Q4_K tensors of one shape, different data", usable)
+        if usable:
+            swapped = WORK / "ckpt.Q4_K_M.swapped.gguf"
+            patched_copy(q, swapped, [(int(a.data_offset), b.data.tobytes()),
+                                      (int(b.data_offset), a.data.tobytes())])
+            st = tensors(swapped)
+            check("swapped file: the two tensors' data are exchanged, nothing else",
+                  st["blk.0.ffn_gate.weight"].data.tobytes() == b.data.tobytes()
+                  and st["blk.0.ffn_up.weight"].data.tobytes() == a.data.tobytes()
+                  and len(st) == len(qt))
+            names = ["blk.0.ffn_gate.weight", "blk.0.ffn_up.weight"]
+            for label, source in (("gguf-to-gguf", gg["bf16"]), ("checkpoint-to-gguf", ck)):
+                pairs = expect_failure(f"swapped Q4_K data, {label}", *audit(source, swapped), names)
+                if pairs:
+                    others = [(n, p.get("status"), p.get("detail")) for n, p in pairs.items()
+                              if n not in names and p.get("status") != "pass"]
+                    check(f"swapped Q4_K data, {label}: every other pair passes", not others, f"{others[:4]}")
+
+    # (b) Q4_K_M from a BF16 GGUF whose blk.0.attn_q.weight has the
+    # checkpoint's rows, not permuted
+    st = read_st(ck)
+    hf_q = st.get("model.layers.0.self_attn.q_proj.weight")
+    t = bf16.get("blk.0.attn_q.weight")
+    usable = (hf_q is not None and t is not None and t.tensor_type.name == "BF16"
+              and len(hf_q[2]) == t.n_bytes and hf_q[2] != t.data.tobytes())
+    check("the checkpoint's q_proj rows differ from blk.0.attn_q.weight's (the permutation moves rows)", usable)
+    if usable:
+        unperm = WORK / "ckpt.bf16.unpermuted-q.gguf"
+        patched_copy(gg["bf16"], unperm, [(int(t.data_offset), hf_q[2])])
+        check("unpermuted BF16 GGUF: blk.0.attn_q.weight holds q_proj's bytes",
+              tensors(unperm)["blk.0.attn_q.weight"].data.tobytes() == hf_q[2])
+        q = WORK / "ckpt.unpermuted-q.Q4_K_M.gguf"
+        if quantize(unperm, q, "Q4_K_M"):
+            qt = tensors(q)
+            check("unpermuted Q4_K_M: blk.0.attn_q.weight is quantized",
+                  qt["blk.0.attn_q.weight"].tensor_type.name not in PLAIN)
+            pairs = expect_failure("Q4_K_M of unpermuted attn_q, checkpoint-to-gguf", *audit(ck, q),
+                                   ["blk.0.attn_q.weight"])
+            if pairs:
+                others = [(n, p.get("status"), p.get("detail")) for n, p in pairs.items()
+                          if n != "blk.0.attn_q.weight" and p.get("status") != "pass"]
+                check("Q4_K_M of unpermuted attn_q: every other pair passes", not others, f"{others[:4]}")
+    return summary()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        sys.exit(2)
+    CLI, WORK, NODE_MODULES = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+    sys.exit(main())
