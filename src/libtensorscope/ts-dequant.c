@@ -122,6 +122,214 @@ dequant_q5_1 (const guint8 *restrict in,
     }
 }
 
+/* ---------------------------------------------- 256-value K blocks */
+
+/* Q2_K: 16 bytes of scales (low nibble: scale, high nibble: minimum of a
+ * 16-value sub-block), 64 bytes of 2-bit quants, d, dmin (f16). Value o
+ * takes bits 2 * (o / 32 % 4) of byte 32 * (o / 128) + o % 32;
+ * value = (d * scale) * q - (dmin * min) */
+TS_VECTOR_CLONES static void
+dequant_q2_k (const guint8 *restrict in,
+              float        *restrict y,
+              gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 84, y += 256)
+    {
+      const guint8 *sc = in;
+      float d = half_at (in + 80);
+      float dmin = half_at (in + 82);
+      float dl[16], ml[16];
+
+      for (guint s = 0; s < 16; s++)
+        {
+          dl[s] = d * (float) (sc[s] & 0x0f);
+          ml[s] = dmin * (float) (sc[s] >> 4);
+        }
+      for (guint o = 0; o < 256; o += 16)
+        {
+          const guint8 *q = in + 16 + 32 * (o / 128) + o % 32;
+          guint shift = 2 * (o / 32 % 4);
+
+          for (guint l = 0; l < 16; l++)
+            y[o + l] = dl[o / 16] * (float) ((q[l] >> shift) & 3) - ml[o / 16];
+        }
+    }
+}
+
+/* Q3_K: 32 bytes of high bits (bit o / 32 of byte o % 32, set: no offset,
+ * clear: minus 4), 64 bytes of low 2 bits (as Q2_K), 12 bytes of 16 6-bit
+ * scales, d (f16); value = (d * (scale - 32)) * (q - offset) */
+TS_VECTOR_CLONES static void
+dequant_q3_k (const guint8 *restrict in,
+              float        *restrict y,
+              gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 110, y += 256)
+    {
+      const guint8 *hm = in;
+      const guint8 *sc = in + 96;
+      float d = half_at (in + 108);
+      float dl[16];
+
+      /* scale s: low 4 bits from the nibbles of bytes 0-7 (s < 8: low,
+       * else high), high 2 bits from bytes 8-11 */
+      for (guint s = 0; s < 16; s++)
+        {
+          guint lo = (sc[s % 8] >> (4 * (s / 8))) & 0x0fu;
+          guint hi = (sc[8 + s % 4] >> (2 * (s / 4))) & 3u;
+
+          dl[s] = d * (float) ((gint) (lo | (hi << 4)) - 32);
+        }
+      for (guint o = 0; o < 256; o += 16)
+        {
+          const guint8 *q = in + 32 + 32 * (o / 128) + o % 32;
+          const guint8 *h = hm + o % 32;
+          guint shift = 2 * (o / 32 % 4);
+          guint bit = o / 32;
+
+          for (guint l = 0; l < 16; l++)
+            {
+              gint v = (gint) ((q[l] >> shift) & 3) - (gint) ((((h[l] >> bit) & 1u) ^ 1u) << 2);
+
+              y[o + l] = dl[o / 16] * (float) v;
+            }
+        }
+    }
+}
+
+/* The 8 6-bit scales and minimums of Q4_K and Q5_K, packed in 12 bytes. */
+static inline void
+scale_min_k4 (const guint8 *p,
+              guint         j,
+              guint        *sc,
+              guint        *m)
+{
+  if (j < 4)
+    {
+      *sc = p[j] & 63u;
+      *m = p[j + 4] & 63u;
+    }
+  else
+    {
+      *sc = (p[j + 4] & 0x0fu) | ((guint) (p[j - 4] >> 6) << 4);
+      *m = (guint) (p[j + 4] >> 4) | ((guint) (p[j] >> 6) << 4);
+    }
+}
+
+/* Q4_K: d, dmin (f16), 12 bytes of scales and minimums of 32-value
+ * sub-blocks, 128 bytes of nibbles (64 values per 32 bytes: low nibbles,
+ * then high); value = (d * scale) * q - (dmin * min) */
+TS_VECTOR_CLONES static void
+dequant_q4_k (const guint8 *restrict in,
+              float        *restrict y,
+              gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 144, y += 256)
+    {
+      float d = half_at (in);
+      float dmin = half_at (in + 2);
+      float dl[8], ml[8];
+
+      for (guint s = 0; s < 8; s++)
+        {
+          guint sc, m;
+
+          scale_min_k4 (in + 4, s, &sc, &m);
+          dl[s] = d * (float) sc;
+          ml[s] = dmin * (float) m;
+        }
+      for (guint g = 0; g < 4; g++)
+        {
+          const guint8 *q = in + 16 + 32 * g;
+          float *yg = y + 64 * g;
+
+          for (guint l = 0; l < 32; l++)
+            {
+              yg[l] = dl[2 * g] * (float) (q[l] & 0x0f) - ml[2 * g];
+              yg[l + 32] = dl[2 * g + 1] * (float) (q[l] >> 4) - ml[2 * g + 1];
+            }
+        }
+    }
+}
+
+/* Q5_K: Q4_K with a fifth bit: bit o / 32 of byte o % 32 of 32 bytes
+ * between the scales and the nibbles */
+TS_VECTOR_CLONES static void
+dequant_q5_k (const guint8 *restrict in,
+              float        *restrict y,
+              gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 176, y += 256)
+    {
+      const guint8 *qh = in + 16;
+      float d = half_at (in);
+      float dmin = half_at (in + 2);
+      float dl[8], ml[8];
+
+      for (guint s = 0; s < 8; s++)
+        {
+          guint sc, m;
+
+          scale_min_k4 (in + 4, s, &sc, &m);
+          dl[s] = d * (float) sc;
+          ml[s] = dmin * (float) m;
+        }
+      for (guint g = 0; g < 4; g++)
+        {
+          const guint8 *q = in + 48 + 32 * g;
+          float *yg = y + 64 * g;
+
+          for (guint l = 0; l < 32; l++)
+            {
+              guint q0 = (q[l] & 0x0fu) | (((qh[l] >> (2 * g)) & 1u) << 4);
+              guint q1 = (guint) (q[l] >> 4) | (((qh[l] >> (2 * g + 1)) & 1u) << 4);
+
+              yg[l] = dl[2 * g] * (float) q0 - ml[2 * g];
+              yg[l + 32] = dl[2 * g + 1] * (float) q1 - ml[2 * g + 1];
+            }
+        }
+    }
+}
+
+/* Q6_K: 128 bytes of low nibbles, 64 bytes of high 2 bits, 16 signed 8-bit
+ * scales of 16-value sub-blocks, d (f16). In each half of 128 values, value
+ * 32 * g + l: nibble g / 2 of byte 32 * (g % 2) + l of the half's 64 low
+ * bytes, bits 2 * g of byte l of its 32 high bytes;
+ * value = (d * scale) * (q - 32) */
+TS_VECTOR_CLONES static void
+dequant_q6_k (const guint8 *restrict in,
+              float        *restrict y,
+              gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 210, y += 256)
+    {
+      float d = half_at (in + 208);
+      float dl[16];
+
+      for (guint s = 0; s < 16; s++)
+        dl[s] = d * (float) (gint8) in[192 + s];
+      for (guint half = 0; half < 2; half++)
+        {
+          const guint8 *ql = in + 64 * half;
+          const guint8 *qh = in + 128 + 32 * half;
+
+          for (guint g = 0; g < 4; g++)
+            {
+              const guint8 *lo = ql + 32 * (g % 2);
+              guint o = 128 * half + 32 * g;
+
+              for (guint l = 0; l < 32; l++)
+                {
+                  guint q = ((guint) (lo[l] >> (4 * (g / 2))) & 0x0fu) |
+                            (((guint) (qh[l] >> (2 * g)) & 3u) << 4);
+
+                  y[o + l] = dl[(o + l) / 16] * (float) ((gint) q - 32);
+                }
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------- dispatch */
 
 gboolean
@@ -131,6 +339,8 @@ _ts_dequantize_supported (TsDType dtype)
     {
     case TS_DTYPE_Q4_0: case TS_DTYPE_Q4_1: case TS_DTYPE_Q5_0:
     case TS_DTYPE_Q5_1: case TS_DTYPE_Q8_0:
+    case TS_DTYPE_Q2_K: case TS_DTYPE_Q3_K: case TS_DTYPE_Q4_K:
+    case TS_DTYPE_Q5_K: case TS_DTYPE_Q6_K:
       return TRUE;
     case TS_DTYPE_UNKNOWN: case TS_DTYPE_F32: case TS_DTYPE_F16:
     case TS_DTYPE_BF16: case TS_DTYPE_F64:
@@ -139,8 +349,6 @@ _ts_dequantize_supported (TsDType dtype)
     case TS_DTYPE_BOOL: case TS_DTYPE_F8_E4M3: case TS_DTYPE_F8_E5M2:
     case TS_DTYPE_F8_E8M0: case TS_DTYPE_F4: case TS_DTYPE_F6_E2M3:
     case TS_DTYPE_F6_E3M2: case TS_DTYPE_Q8_1:
-    case TS_DTYPE_Q2_K: case TS_DTYPE_Q3_K: case TS_DTYPE_Q4_K:
-    case TS_DTYPE_Q5_K: case TS_DTYPE_Q6_K:
     case TS_DTYPE_Q8_K: case TS_DTYPE_IQ2_XXS: case TS_DTYPE_IQ2_XS:
     case TS_DTYPE_IQ3_XXS: case TS_DTYPE_IQ1_S: case TS_DTYPE_IQ4_NL:
     case TS_DTYPE_IQ3_S: case TS_DTYPE_IQ2_S: case TS_DTYPE_IQ4_XS:
@@ -174,6 +382,11 @@ _ts_dequantize (TsDType       dtype,
     case TS_DTYPE_Q5_0: dequant_q5_0 (in, out, nb); break;
     case TS_DTYPE_Q5_1: dequant_q5_1 (in, out, nb); break;
     case TS_DTYPE_Q8_0: ts_dequantize_q8_0_row (in, out, n); break;
+    case TS_DTYPE_Q2_K: dequant_q2_k (in, out, nb); break;
+    case TS_DTYPE_Q3_K: dequant_q3_k (in, out, nb); break;
+    case TS_DTYPE_Q4_K: dequant_q4_k (in, out, nb); break;
+    case TS_DTYPE_Q5_K: dequant_q5_k (in, out, nb); break;
+    case TS_DTYPE_Q6_K: dequant_q6_k (in, out, nb); break;
     default: g_assert_not_reached ();
     }
   return TRUE;
