@@ -330,6 +330,158 @@ dequant_q6_k (const guint8 *restrict in,
     }
 }
 
+/* ------------------------------------------ non-linear and ternary */
+
+/* The 16 levels of IQ4_NL and IQ4_XS (ggml's kvalues_iq4nl) */
+static const gint8 iq4nl_levels[16] = {
+  -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+};
+
+/* IQ4_NL: d (f16), 16 bytes of nibbles (low: values 0-15, high: 16-31)
+ * indexing the levels; value = d * level */
+TS_VECTOR_CLONES static void
+dequant_iq4_nl (const guint8 *restrict in,
+                float        *restrict y,
+                gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 18, y += 32)
+    {
+      const guint8 *qs = in + 2;
+      float d = half_at (in);
+
+      for (guint j = 0; j < 16; j++)
+        {
+          y[j] = d * (float) iq4nl_levels[qs[j] & 0x0f];
+          y[j + 16] = d * (float) iq4nl_levels[qs[j] >> 4];
+        }
+    }
+}
+
+/* IQ4_XS: d (f16), the high 2 bits of 8 6-bit scales (16 bits LE), their
+ * low nibbles (4 bytes), 8 sub-blocks of 32 values as IQ4_NL's nibbles;
+ * value = (d * (scale - 32)) * level */
+TS_VECTOR_CLONES static void
+dequant_iq4_xs (const guint8 *restrict in,
+                float        *restrict y,
+                gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 136, y += 256)
+    {
+      float d = half_at (in);
+      guint scales_h = (guint) in[2] | ((guint) in[3] << 8);
+
+      for (guint s = 0; s < 8; s++)
+        {
+          const guint8 *qs = in + 8 + 16 * s;
+          guint ls = ((guint) (in[4 + s / 2] >> (4 * (s % 2))) & 0x0fu) |
+                     (((scales_h >> (2 * s)) & 3u) << 4);
+          float dl = d * (float) ((gint) ls - 32);
+          float *ys = y + 32 * s;
+
+          for (guint j = 0; j < 16; j++)
+            {
+              ys[j] = dl * (float) iq4nl_levels[qs[j] & 0x0f];
+              ys[j + 16] = dl * (float) iq4nl_levels[qs[j] >> 4];
+            }
+        }
+    }
+}
+
+/* A base-3 digit of a TQ1_0 byte (a fixed-point fraction of 3^5): multiply
+ * by 3^n modulo 256, then the top of three times that */
+static inline gint
+trit (guint8 byte,
+      guint8 pow3)
+{
+  guint8 q = (guint8) (byte * pow3);
+
+  return (gint) (((guint) q * 3u) >> 8) - 1;
+}
+
+/* TQ1_0: 48 bytes of 5 trits each (the first 32 bytes give values 0-159,
+ * digit n of byte m being value 32 * n + m; the next 16 values 160-239,
+ * likewise by 16), 4 bytes of 4 trits (values 240-255), d (f16);
+ * value = (trit - 1) * d */
+TS_VECTOR_CLONES static void
+dequant_tq1_0 (const guint8 *restrict in,
+               float        *restrict y,
+               gsize                  nb)
+{
+  static const guint8 pow3[5] = { 1, 3, 9, 27, 81 };
+
+  for (gsize b = 0; b < nb; b++, in += 54, y += 256)
+    {
+      float d = half_at (in + 52);
+
+      for (guint n = 0; n < 5; n++)
+        for (guint m = 0; m < 32; m++)
+          y[32 * n + m] = (float) trit (in[m], pow3[n]) * d;
+      for (guint n = 0; n < 5; n++)
+        for (guint m = 0; m < 16; m++)
+          y[160 + 16 * n + m] = (float) trit (in[32 + m], pow3[n]) * d;
+      for (guint n = 0; n < 4; n++)
+        for (guint m = 0; m < 4; m++)
+          y[240 + 4 * n + m] = (float) trit (in[48 + m], pow3[n]) * d;
+    }
+}
+
+/* TQ2_0: 64 bytes of 2-bit quants (as Q2_K's, without sub-block scales),
+ * d (f16); value = (q - 1) * d */
+TS_VECTOR_CLONES static void
+dequant_tq2_0 (const guint8 *restrict in,
+               float        *restrict y,
+               gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 66, y += 256)
+    {
+      float d = half_at (in + 64);
+
+      for (guint o = 0; o < 256; o += 32)
+        {
+          const guint8 *q = in + 32 * (o / 128);
+          guint shift = 2 * (o / 32 % 4);
+
+          for (guint l = 0; l < 32; l++)
+            y[o + l] = (float) ((gint) ((q[l] >> shift) & 3u) - 1) * d;
+        }
+    }
+}
+
+/* E2M1 values doubled (ggml's kvalues_mxfp4) */
+static const gint8 mxfp4_levels[16] = {
+  0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12,
+};
+
+/* Half of an E8M0 scale (2^(e - 127) / 2), as ggml_e8m0_to_fp32_half():
+ * exact, subnormal for e < 2, never NaN */
+static inline float
+e8m0_half (guint8 e)
+{
+  if (e < 2)
+    return ts_f32_from_bits (0x00200000u << e);
+  return ts_f32_from_bits ((guint32) (e - 1) << 23);
+}
+
+/* MXFP4: an E8M0 scale byte, 16 bytes of nibbles (low: values 0-15, high:
+ * 16-31) indexing the doubled E2M1 values; value = level * (scale / 2) */
+TS_VECTOR_CLONES static void
+dequant_mxfp4 (const guint8 *restrict in,
+               float        *restrict y,
+               gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 17, y += 32)
+    {
+      const guint8 *qs = in + 1;
+      float d = e8m0_half (in[0]);
+
+      for (guint j = 0; j < 16; j++)
+        {
+          y[j] = (float) mxfp4_levels[qs[j] & 0x0f] * d;
+          y[j + 16] = (float) mxfp4_levels[qs[j] >> 4] * d;
+        }
+    }
+}
+
 /* ------------------------------------------------------- dispatch */
 
 gboolean
@@ -341,6 +493,8 @@ _ts_dequantize_supported (TsDType dtype)
     case TS_DTYPE_Q5_1: case TS_DTYPE_Q8_0:
     case TS_DTYPE_Q2_K: case TS_DTYPE_Q3_K: case TS_DTYPE_Q4_K:
     case TS_DTYPE_Q5_K: case TS_DTYPE_Q6_K:
+    case TS_DTYPE_IQ4_NL: case TS_DTYPE_IQ4_XS:
+    case TS_DTYPE_TQ1_0: case TS_DTYPE_TQ2_0: case TS_DTYPE_MXFP4:
       return TRUE;
     case TS_DTYPE_UNKNOWN: case TS_DTYPE_F32: case TS_DTYPE_F16:
     case TS_DTYPE_BF16: case TS_DTYPE_F64:
@@ -350,10 +504,9 @@ _ts_dequantize_supported (TsDType dtype)
     case TS_DTYPE_F8_E8M0: case TS_DTYPE_F4: case TS_DTYPE_F6_E2M3:
     case TS_DTYPE_F6_E3M2: case TS_DTYPE_Q8_1:
     case TS_DTYPE_Q8_K: case TS_DTYPE_IQ2_XXS: case TS_DTYPE_IQ2_XS:
-    case TS_DTYPE_IQ3_XXS: case TS_DTYPE_IQ1_S: case TS_DTYPE_IQ4_NL:
-    case TS_DTYPE_IQ3_S: case TS_DTYPE_IQ2_S: case TS_DTYPE_IQ4_XS:
-    case TS_DTYPE_IQ1_M: case TS_DTYPE_TQ1_0: case TS_DTYPE_TQ2_0:
-    case TS_DTYPE_MXFP4: case TS_DTYPE_NVFP4: case TS_DTYPE_Q1_0:
+    case TS_DTYPE_IQ3_XXS: case TS_DTYPE_IQ1_S:
+    case TS_DTYPE_IQ3_S: case TS_DTYPE_IQ2_S:
+    case TS_DTYPE_IQ1_M: case TS_DTYPE_NVFP4: case TS_DTYPE_Q1_0:
     case TS_DTYPE_Q2_0: case TS_DTYPE_N_TYPES:
     default:
       return FALSE;
@@ -387,6 +540,11 @@ _ts_dequantize (TsDType       dtype,
     case TS_DTYPE_Q4_K: dequant_q4_k (in, out, nb); break;
     case TS_DTYPE_Q5_K: dequant_q5_k (in, out, nb); break;
     case TS_DTYPE_Q6_K: dequant_q6_k (in, out, nb); break;
+    case TS_DTYPE_IQ4_NL: dequant_iq4_nl (in, out, nb); break;
+    case TS_DTYPE_IQ4_XS: dequant_iq4_xs (in, out, nb); break;
+    case TS_DTYPE_TQ1_0: dequant_tq1_0 (in, out, nb); break;
+    case TS_DTYPE_TQ2_0: dequant_tq2_0 (in, out, nb); break;
+    case TS_DTYPE_MXFP4: dequant_mxfp4 (in, out, nb); break;
     default: g_assert_not_reached ();
     }
   return TRUE;

@@ -34,8 +34,12 @@ F16_SCALES = {
     "Q4_K": [0, 2],
     "Q5_K": [0, 2],
     "Q6_K": [208],
+    "IQ4_NL": [0],
+    "IQ4_XS": [0],
+    "TQ1_0": [52],
+    "TQ2_0": [64],
 }
-E8M0_SCALES = {}
+E8M0_SCALES = {"MXFP4": [0]}
 
 # f16 bit patterns: quiet and signalling NaNs of both signs, infinities,
 # zeros, subnormals, the smallest normal, the largest finite, ordinary
