@@ -17,7 +17,8 @@ gboolean _ts_dequantize_supported (TsDType dtype);
 
 /* Decodes @n values (@n a multiple of the type's block size) of @dtype from
  * @in (n / block_size * type_size bytes) into @out, giving the float32 bits
- * ggml's dequantize_row_*() give. Returns FALSE (writing nothing) if the type
+ * ggml's dequantize_row_*() give (any NaN where they give a NaN: which
+ * payload survives NaN + NaN is not defined). Returns FALSE (writing nothing) if the type
  * is not supported. Any input bytes are valid: never reads outside @in, never
  * crashes on NaN/Inf/subnormal scales. */
 gboolean _ts_dequantize           (TsDType       dtype,
