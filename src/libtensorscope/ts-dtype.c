@@ -10,17 +10,7 @@
 #include <string.h>
 
 #include "ts-dtype.h"
-
-/* The hot loops, built twice on x86-64: for the baseline (SSE2) and for
- * AVX2, picked at load time by the CPU that runs them (an ifunc). */
-#if defined(HAVE_FUNC_ATTRIBUTE_IFUNC) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
-#if __has_attribute (target_clones)
-#define TS_VECTOR_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#endif
-#endif
-#ifndef TS_VECTOR_CLONES
-#define TS_VECTOR_CLONES
-#endif
+#include "ts-vector-private.h"
 
 /* Block sizes and bytes per block follow ggml's type traits; sub-byte
  * Safetensors types are expressed as blocks of whole bytes. */
