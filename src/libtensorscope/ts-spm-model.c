@@ -391,7 +391,7 @@ _ts_spm_model_parse (const guint8  *data,
   model->types = g_array_new (FALSE, FALSE, sizeof (gint32));
   while (pos < length)
     {
-      gsize at = pos, start, stop;
+      gsize at = pos, start = 0, stop = 0;
       guint64 field;
       guint wire;
 
