@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ts-audit-private.h"
+#include "ts-dequant-private.h"
 
 #define CHUNK_BYTES (4u << 20)
 #define PREFETCH_CHUNKS 4
@@ -27,6 +28,9 @@ typedef enum
 {
   KIND_ENCODE,   /* widen the source, encode as the target type */
   KIND_BYTES,    /* same type on both sides: bytes must be equal */
+  KIND_DECODE,   /* a type the audit decodes but cannot re-derive (a
+                  * K-quant, say: its rounding is the quantizer's choice):
+                  * the decoded values are measured against the source */
 } CompareKind;
 
 typedef struct
@@ -35,6 +39,9 @@ typedef struct
   guint64 n_changed;
   double  max_abs;
   double  max_rel;
+  double  sum_sq_error;   /* over the values finite on both sides */
+  double  sum_sq_source;
+  guint64 n_finite;
   guint64 first_index;
   guint64 first_row;
   guint64 first_col;
@@ -124,12 +131,26 @@ decode (TsDType       dtype,
         float        *out,
         gsize         n)
 {
-  if (dtype == TS_DTYPE_Q8_0)
-    {
-      ts_dequantize_q8_0_row (in, out, n);
-      return TRUE;
-    }
+  if (_ts_dequantize_supported (dtype))
+    return _ts_dequantize (dtype, in, out, n);
   return ts_dtype_read_f32 (dtype, in, out, n);
+}
+
+/* sqrt (sum_sq_error / sum_sq_source): the RMS error over the RMS of the
+ * source values */
+static double
+relative_rms (double sum_sq_error,
+              double sum_sq_source)
+{
+  if (sum_sq_source > 0)
+    return sqrt (sum_sq_error / sum_sq_source);
+  return sum_sq_error > 0 ? INFINITY : 0;
+}
+
+static gboolean
+is_decodable (TsDType dtype)
+{
+  return ts_dtype_is_float (dtype) || _ts_dequantize_supported (dtype);
 }
 
 static void
@@ -195,17 +216,43 @@ job_set_rows (TsCompareJob  *job,
   return TRUE;
 }
 
+/* How values of @sdt are held to @tdt; FALSE if the audit cannot. */
+static gboolean
+choose_kind (TsDType      sdt,
+             TsDType      tdt,
+             CompareKind *kind)
+{
+  /* a quantized source is decoded and encoded again, unless its type is
+   * the target's: re-quantizing decoded blocks need not give their bytes */
+  if (ts_dtype_is_float (sdt) && is_encodable (tdt))
+    *kind = KIND_ENCODE;
+  else if (sdt == tdt && sdt != TS_DTYPE_UNKNOWN)
+    *kind = KIND_BYTES;
+  else if (is_decodable (sdt) && is_encodable (tdt))
+    *kind = KIND_ENCODE;
+  else if (is_decodable (sdt) && _ts_dequantize_supported (tdt))
+    *kind = KIND_DECODE;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+_ts_compare_types_supported (TsDType sdt,
+                             TsDType tdt)
+{
+  CompareKind kind;
+
+  return choose_kind (sdt, tdt, &kind);
+}
+
 static gboolean
 job_set_kind (TsCompareJob  *job,
               char         **detail)
 {
   const TsDTypeInfo *info = ts_dtype_get_info (job->tdt);
 
-  if (ts_dtype_is_float (job->sdt) && is_encodable (job->tdt))
-    job->kind = KIND_ENCODE;
-  else if (job->sdt == job->tdt && job->sdt != TS_DTYPE_UNKNOWN)
-    job->kind = KIND_BYTES;
-  else
+  if (!choose_kind (job->sdt, job->tdt, &job->kind))
     {
       *detail = g_strdup_printf ("cannot compare %s values with %s values",
                                  ts_dtype_get_name (job->sdt), ts_dtype_get_name (job->tdt));
@@ -219,7 +266,8 @@ job_set_kind (TsCompareJob  *job,
                                  job->cols, ts_dtype_get_name (job->tdt));
       return FALSE;
     }
-  job->lossy = job->kind == KIND_ENCODE && !is_exact (job->sdt, job->tdt);
+  job->lossy = job->kind == KIND_DECODE ||
+               (job->kind == KIND_ENCODE && !is_exact (job->sdt, job->tdt));
   return TRUE;
 }
 
@@ -276,6 +324,9 @@ _ts_compare_job_new (TsAuditPair  *pair,
     {
       pair->n_values = ts_tensor_get_n_elements (target);
       pair->lossy = job->lossy;
+      pair->comparison = job->kind == KIND_BYTES ? TS_AUDIT_COMPARISON_BYTES
+                       : job->kind == KIND_DECODE ? TS_AUDIT_COMPARISON_DECODED
+                       : TS_AUDIT_COMPARISON_ENCODED;
     }
   return g_steal_pointer (&job);
 }
@@ -319,6 +370,12 @@ guint
 _ts_compare_job_get_permute_heads (TsCompareJob *job)
 {
   return job->permute_heads;
+}
+
+gboolean
+_ts_compare_job_is_decoded (TsCompareJob *job)
+{
+  return job->kind == KIND_DECODE;
 }
 
 /* ---------------------------------------------------------- row compare */
@@ -405,8 +462,8 @@ record_first (TsCompareJob *job,
   t->first_source = source_value;
   t->first_expected = expected_value;
   t->first_actual = actual_value;
-  t->first_expected_bits = unit_bits (job->tdt, exp_unit);
-  t->first_actual_bits = unit_bits (job->tdt, act_unit);
+  t->first_expected_bits = exp_unit ? unit_bits (job->tdt, exp_unit) : 0;
+  t->first_actual_bits = act_unit ? unit_bits (job->tdt, act_unit) : 0;
 }
 
 /* One unit (an element, or a block) differs: count its differing values
@@ -471,12 +528,23 @@ tally_errors (TsCompareJob *job,
               Tally        *t,
               const guint8 *tp)
 {
+  double sum_sq_error = 0, sum_sq_source = 0;
+  guint64 n_finite = 0;
+
   decode (job->tdt, tp, s->act, job->cols);
   for (gsize i = 0; i < job->cols; i++)
     {
       float x = s->src[i], a = s->act[i];
       double abs_err, rel_err;
 
+      if (isfinite (x) && isfinite (a))
+        {
+          double d = (double) a - (double) x;
+
+          sum_sq_error += d * d;
+          sum_sq_source += (double) x * (double) x;
+          n_finite++;
+        }
       if ((isnan (x) && isnan (a)) || x == a)
         continue;
       t->n_changed++;
@@ -487,6 +555,25 @@ tally_errors (TsCompareJob *job,
       t->max_abs = MAX (t->max_abs, abs_err);
       t->max_rel = MAX (t->max_rel, rel_err);
     }
+  t->sum_sq_error += sum_sq_error;
+  t->sum_sq_source += sum_sq_source;
+  t->n_finite += n_finite;
+}
+
+/* A decoded value that is not finite where the source's is: no quantizer
+ * makes one of a finite value (a NaN or infinite block scale does). */
+static void
+scan_not_finite (TsCompareJob *job,
+                 Scratch      *s,
+                 Tally        *t,
+                 guint64       srow)
+{
+  for (gsize i = 0; i < job->cols; i++)
+    if (isfinite (s->src[i]) && !isfinite (s->act[i]))
+      {
+        t->n_mismatch++;
+        record_first (job, t, srow, i, s->src[i], NAN, s->act[i], NULL, NULL);
+      }
 }
 
 /* Builds the expected encoding of target row @row; NULL if the fast path
@@ -504,7 +591,7 @@ expected_row (TsCompareJob *job,
     return memcmp (sp, tp, job->t_row_bytes) == 0 ? NULL : sp;
   if (!job->lossy && !pre_round_bf16 && fast_row_equal (job, sp, tp))
     return NULL;
-  ts_dtype_read_f32 (job->sdt, sp, s->src, job->cols);
+  decode (job->sdt, sp, s->src, job->cols);
   if (pre_round_bf16)
     for (gsize i = 0; i < job->cols; i++)
       s->src[i] = ts_bf16_to_f32 (ts_f32_to_bf16 (s->src[i]));
@@ -520,8 +607,16 @@ compare_row (TsCompareJob *job,
 {
   guint64 srow = source_row (job, row);
   const guint8 *tp = job->tdata + row * job->t_row_bytes;
-  const guint8 *expected = expected_row (job, s, srow, tp, FALSE);
+  const guint8 *expected;
 
+  if (job->kind == KIND_DECODE)
+    {
+      decode (job->sdt, job->sdata + srow * job->s_row_bytes, s->src, job->cols);
+      tally_errors (job, s, t, tp);
+      scan_not_finite (job, s, t, srow);
+      return;
+    }
+  expected = expected_row (job, s, srow, tp, FALSE);
   if (expected == NULL)
     return;
   if (memcmp (expected, tp, job->t_row_bytes) != 0)
@@ -565,7 +660,8 @@ _ts_compare_job_matches_variant (TsCompareJob *job,
   Scratch s;
   gboolean equal = TRUE;
 
-  if (variant == NULL || (pre_round_bf16 && variant->kind != KIND_ENCODE))
+  if (variant == NULL || variant->kind == KIND_DECODE ||
+      (pre_round_bf16 && variant->kind != KIND_ENCODE))
     return FALSE;
   scratch_init (&s, variant->cols);
   for (guint64 row = 0; row < variant->n_rows && equal; row++)
@@ -578,6 +674,33 @@ _ts_compare_job_matches_variant (TsCompareJob *job,
     }
   scratch_clear (&s);
   return equal;
+}
+
+/* The relative RMS error of a decoded target against @source under
+ * another transform (@permute_heads 0: no permutation), over its first
+ * @max_rows rows (whole heads); NAN if the pair cannot be compared so. */
+double
+_ts_compare_job_variant_error (TsCompareJob *job,
+                               TsTensor     *source,
+                               guint         permute_heads,
+                               guint64       max_rows)
+{
+  g_autofree char *detail = NULL;
+  g_autoptr(TsCompareJob) variant = _ts_compare_job_new (NULL, source, job->target,
+                                                         permute_heads, &detail);
+  Scratch s;
+  Tally t;
+
+  if (variant == NULL || variant->kind != KIND_DECODE)
+    return NAN;
+  if (variant->rows_per_head > 0)
+    max_rows = (max_rows + variant->rows_per_head - 1) / variant->rows_per_head * variant->rows_per_head;
+  tally_init (&t);
+  scratch_init (&s, variant->cols);
+  for (guint64 row = 0; row < MIN (variant->n_rows, max_rows); row++)
+    compare_row (variant, &s, &t, row);
+  scratch_clear (&s);
+  return relative_rms (t.sum_sq_error, t.sum_sq_source);
 }
 
 /* --------------------------------------------------------------- runner */
@@ -678,16 +801,21 @@ tally_merge (Tally       *into,
   into->n_changed += from->n_changed;
   into->max_abs = MAX (into->max_abs, from->max_abs);
   into->max_rel = MAX (into->max_rel, from->max_rel);
+  into->sum_sq_error += from->sum_sq_error;
+  into->sum_sq_source += from->sum_sq_source;
+  into->n_finite += from->n_finite;
   if (from->first_index < into->first_index)
     {
-      guint64 n_mismatch = into->n_mismatch, n_changed = into->n_changed;
-      double max_abs = into->max_abs, max_rel = into->max_rel;
+      Tally sums = *into;
 
       *into = *from;
-      into->n_mismatch = n_mismatch;
-      into->n_changed = n_changed;
-      into->max_abs = max_abs;
-      into->max_rel = max_rel;
+      into->n_mismatch = sums.n_mismatch;
+      into->n_changed = sums.n_changed;
+      into->max_abs = sums.max_abs;
+      into->max_rel = sums.max_rel;
+      into->sum_sq_error = sums.sum_sq_error;
+      into->sum_sq_source = sums.sum_sq_source;
+      into->n_finite = sums.n_finite;
     }
 }
 
@@ -751,6 +879,8 @@ store_results (TsCompareJob *job)
   pair->n_changed = t->n_changed;
   pair->max_abs_error = t->max_abs;
   pair->max_rel_error = t->max_rel;
+  pair->rms_error = t->n_finite > 0 ? sqrt (t->sum_sq_error / (double) t->n_finite) : 0;
+  pair->relative_rms_error = relative_rms (t->sum_sq_error, t->sum_sq_source);
   pair->first_index = t->first_index;
   pair->first_row = t->first_row;
   pair->first_col = t->first_col;

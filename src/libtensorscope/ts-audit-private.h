@@ -14,6 +14,20 @@ G_BEGIN_DECLS
 
 #define TS_AUDIT_NO_INDEX G_MAXUINT64
 
+/* A decoded tensor fails when its error is as large as the values
+ * themselves: zeros would be as close, and every quantizer can write
+ * zeros (a block scale of 0), so no quantization of this source is so
+ * far from it. */
+#define TS_AUDIT_DECODED_MAX_ERROR 1.0
+
+typedef enum
+{
+  TS_AUDIT_COMPARISON_NONE,
+  TS_AUDIT_COMPARISON_BYTES,    /* same type: bytes equal */
+  TS_AUDIT_COMPARISON_ENCODED,  /* the source encoded as the target type */
+  TS_AUDIT_COMPARISON_DECODED,  /* the target decoded, error measured */
+} TsAuditComparison;
+
 struct _TsAuditPair
 {
   GObject        parent_instance;
@@ -31,6 +45,9 @@ struct _TsAuditPair
   guint64        n_changed;
   double         max_abs_error;
   double         max_rel_error;
+  double         rms_error;           /* lossy pairs, over the finite values */
+  double         relative_rms_error;  /* rms_error / RMS of the source */
+  TsAuditComparison comparison;
 
   /* first mismatch, source coordinates */
   guint64        first_index;
@@ -82,6 +99,9 @@ typedef void (*TsCompareProgress) (gpointer    user_data,
                                    guint64     bytes_done,
                                    const char *tensor);
 
+/* TRUE if the audit can hold values of @sdt to @tdt (decodes them) */
+gboolean        _ts_compare_types_supported (TsDType      sdt,
+                                          TsDType         tdt);
 /* NULL (and @detail set) if the pair cannot be compared value by value */
 TsCompareJob   *_ts_compare_job_new      (TsAuditPair    *pair,
                                           TsTensor       *source,
@@ -109,6 +129,15 @@ guint64         _ts_compare_job_get_n_rows (TsCompareJob *job);
 TsTensor       *_ts_compare_job_get_source (TsCompareJob *job);
 TsTensor       *_ts_compare_job_get_target (TsCompareJob *job);
 guint           _ts_compare_job_get_permute_heads (TsCompareJob *job);
+/* TRUE if the target is only decoded (TS_AUDIT_COMPARISON_DECODED) */
+gboolean        _ts_compare_job_is_decoded (TsCompareJob *job);
+/* a decoded target's relative RMS error against @source under another
+ * permutation (0: none), over its first @max_rows rows (rounded up to
+ * whole heads); NAN if they cannot be compared */
+double          _ts_compare_job_variant_error (TsCompareJob *job,
+                                          TsTensor       *source,
+                                          guint           permute_heads,
+                                          guint64         max_rows);
 
 /* ts-audit-metadata.c: what config.json and the tokenizer files say */
 void            _ts_audit_check_metadata (TsAuditReport  *report,

@@ -947,6 +947,23 @@ build_first_mismatch (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
+static const char *
+comparison_nick (TsAuditComparison comparison)
+{
+  switch (comparison)
+    {
+    case TS_AUDIT_COMPARISON_BYTES:
+      return "bytes";
+    case TS_AUDIT_COMPARISON_ENCODED:
+      return "encoded";
+    case TS_AUDIT_COMPARISON_DECODED:
+      return "decoded";
+    case TS_AUDIT_COMPARISON_NONE:
+    default:
+      return NULL;
+    }
+}
+
 static void
 build_pair (JsonBuilder *b,
             gpointer     item,
@@ -975,6 +992,9 @@ build_pair (JsonBuilder *b,
   add_int (b, "n_changed", (gint64) pair->n_changed);
   add_double (b, "max_abs_error", pair->max_abs_error);
   add_double (b, "max_rel_error", pair->max_rel_error);
+  add_double (b, "rms_error", pair->rms_error);
+  add_double (b, "relative_rms_error", pair->relative_rms_error);
+  add_string (b, "comparison", comparison_nick (pair->comparison));
   json_builder_end_object (b);
 }
 
@@ -1196,8 +1216,8 @@ text_pair_detail (GString     *out,
       g_autofree char *changed = _ts_audit_format_count (pair->n_changed);
 
       g_string_append_printf (out, "          lossy: %s values changed, max abs error %.3g, "
-                              "max rel error %.3g\n", changed, pair->max_abs_error,
-                              pair->max_rel_error);
+                              "max rel error %.3g, relative RMS error %.3g\n", changed,
+                              pair->max_abs_error, pair->max_rel_error, pair->relative_rms_error);
     }
 }
 

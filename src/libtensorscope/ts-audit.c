@@ -229,6 +229,7 @@ typedef struct
   TsHfConfig       *config;
   const TsArch     *arch;
   TsDType           out_type;       /* from general.file_type, or UNKNOWN */
+  const char       *mix_name;       /* general.file_type of llama-quantize's mixes */
   GPtrArray        *jobs;           /* TsCompareJob */
   GHashTable       *claimed;        /* target name → TsAuditPair */
   GPtrArray        *groups;         /* SizeGroup, tensor-data rows */
@@ -241,6 +242,10 @@ typedef struct
   guint             n_shape_fail;
   guint             n_type_fail;
   guint             n_permuted;
+  guint             n_uncompared;   /* pairs not compared: shapes or sizes */
+  guint             n_undecodable;  /* pairs in a type the audit cannot decode */
+  GString          *uncompared_list;
+  GString          *undecodable_list;
   GString          *missing_list;
   GString          *extra_list;
   GString          *shape_list;
@@ -274,6 +279,8 @@ audit_run_free (AuditRun *run)
   g_string_free (run->extra_list, TRUE);
   g_string_free (run->shape_list, TRUE);
   g_string_free (run->type_list, TRUE);
+  g_string_free (run->uncompared_list, TRUE);
+  g_string_free (run->undecodable_list, TRUE);
   g_free (run->rope_detail);
   g_free (run);
 }
@@ -297,6 +304,8 @@ audit_run_new (TsAudit     *audit,
   run->extra_list = g_string_new (NULL);
   run->shape_list = g_string_new (NULL);
   run->type_list = g_string_new (NULL);
+  run->uncompared_list = g_string_new (NULL);
+  run->undecodable_list = g_string_new (NULL);
   return run;
 }
 
@@ -353,6 +362,24 @@ file_type_to_dtype (guint64 file_type)
     }
 }
 
+/* llama.h's llama_ftype values that mix tensor types (llama-quantize picks
+ * each tensor's), by their names there without LLAMA_FTYPE_MOSTLY_ */
+static const char *
+file_type_mix_name (guint64 file_type)
+{
+  static const char * const names[] = {
+    [2] = "Q4_0", [3] = "Q4_1", [8] = "Q5_0", [9] = "Q5_1", [10] = "Q2_K",
+    [11] = "Q3_K_S", [12] = "Q3_K_M", [13] = "Q3_K_L", [14] = "Q4_K_S", [15] = "Q4_K_M",
+    [16] = "Q5_K_S", [17] = "Q5_K_M", [18] = "Q6_K", [19] = "IQ2_XXS", [20] = "IQ2_XS",
+    [21] = "Q2_K_S", [22] = "IQ3_XS", [23] = "IQ3_XXS", [24] = "IQ1_S", [25] = "IQ4_NL",
+    [26] = "IQ3_S", [27] = "IQ3_M", [28] = "IQ2_S", [29] = "IQ2_M", [30] = "IQ4_XS",
+    [31] = "IQ1_M", [36] = "TQ1_0", [37] = "TQ2_0", [38] = "MXFP4_MOE", [39] = "NVFP4",
+    [40] = "Q1_0", [41] = "Q2_0",
+  };
+
+  return file_type < G_N_ELEMENTS (names) ? names[file_type] : NULL;
+}
+
 /* The checkpoint folder holds config.json and the tokenizer files. */
 static gboolean
 load_conversion_inputs (AuditRun  *run,
@@ -376,6 +403,7 @@ load_conversion_inputs (AuditRun  *run,
   file_type = ts_model_file_lookup_metadata (run->target, "general.file_type");
   run->out_type = file_type ? file_type_to_dtype (ts_metadata_entry_get_uint64 (file_type))
                             : TS_DTYPE_UNKNOWN;
+  run->mix_name = file_type ? file_type_mix_name (ts_metadata_entry_get_uint64 (file_type)) : NULL;
   return TRUE;
 }
 
@@ -538,9 +566,20 @@ pair_up (AuditRun    *run,
   check_type (run, pair, source, target);
   if (!check_shape (run, pair, source, target))
     return;
+  if (!_ts_compare_types_supported (ts_tensor_get_dtype (source), ts_tensor_get_dtype (target)))
+    {
+      /* no value is known to be lost: the audit cannot tell */
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_WARN, _("values not compared: the audit cannot "
+                                 "decode %s"), ts_tensor_get_dtype_name (target));
+      list_add (run->undecodable_list, run->n_undecodable++, ts_tensor_get_name (target));
+      return;
+    }
   job = _ts_compare_job_new (pair, source, target, heads, &detail);
   if (job == NULL)
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("values not compared: %s"), detail);
+    {
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("values not compared: %s"), detail);
+      list_add (run->uncompared_list, run->n_uncompared++, ts_tensor_get_name (target));
+    }
   else
     {
       /* the permutation check speaks only of tensors whose values it sees */
@@ -849,6 +888,98 @@ diagnose (AuditRun     *run,
   diagnose_single (pair);
 }
 
+/* rows a diagnosis of a decoded tensor looks at: enough to tell a
+ * quantization of the right values from one of others */
+#define DECODED_DIAGNOSIS_ROWS 256
+
+/* Another source (or none permuted) is a diagnosis when its error is
+ * within the bound and at most half the pair's own. */
+static gboolean
+closer_variant (TsCompareJob *job,
+                TsTensor     *source,
+                guint         heads,
+                double        error)
+{
+  double e = _ts_compare_job_variant_error (job, source, heads, DECODED_DIAGNOSIS_ROWS);
+
+  return e < TS_AUDIT_DECODED_MAX_ERROR && e <= error / 2;
+}
+
+static void
+diagnose_decoded (AuditRun     *run,
+                  TsCompareJob *job,
+                  TsAuditPair  *pair)
+{
+  GListModel *tensors = ts_model_file_get_tensors (run->source);
+  TsTensor *source = _ts_compare_job_get_source (job);
+  guint heads = _ts_compare_job_get_permute_heads (job);
+  guint64 dims[TS_MAX_DIMS], other_dims[TS_MAX_DIMS];
+  guint tried = 0;
+  /* the same rows the variants see */
+  double error = _ts_compare_job_variant_error (job, source, heads, DECODED_DIAGNOSIS_ROWS);
+
+  if (heads > 0 && closer_variant (job, source, 0, error))
+    {
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are a quantization of the "
+                                 "source rows without the Q/K permutation: the permutation was not applied"));
+      return;
+    }
+  ts_tensor_get_row_major_shape (source, dims);
+  for (guint i = 0; i < g_list_model_get_n_items (tensors) && tried < 64; i++)
+    {
+      g_autoptr(TsTensor) other = g_list_model_get_item (tensors, i);
+
+      if (other == source || ts_tensor_get_n_dims (other) != ts_tensor_get_n_dims (source))
+        continue;
+      ts_tensor_get_row_major_shape (other, other_dims);
+      if (memcmp (dims, other_dims, ts_tensor_get_n_dims (source) * sizeof (guint64)) != 0)
+        continue;
+      tried++;
+      if (closer_variant (job, other, heads, error) || (heads > 0 && closer_variant (job, other, 0, error)))
+        {
+          _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are a quantization of %s: "
+                                     "tensors swapped or misnamed"), ts_tensor_get_name (other));
+          return;
+        }
+    }
+}
+
+/* A decoded tensor's values fail: not finite where the source's are, or
+ * no closer to them than zeros */
+static gboolean
+decoded_failed (TsAuditPair *pair)
+{
+  return pair->n_mismatch > 0 || !(pair->relative_rms_error < TS_AUDIT_DECODED_MAX_ERROR);
+}
+
+/* A tensor in a type the audit decodes but cannot re-derive: its values
+ * are measured against the source's, and must be closer to them than
+ * zeros are. */
+static void
+evaluate_decoded (AuditRun     *run,
+                  TsCompareJob *job,
+                  TsAuditPair  *pair)
+{
+  if (pair->n_mismatch > 0)
+    {
+      g_autofree char *count = _ts_audit_format_count (pair->n_mismatch);
+
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("%s values are NaN or infinite in %s "
+                                 "where the source's are finite"), count, pair->target_dtype);
+    }
+  else if (decoded_failed (pair))
+    {
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are no closer to the source's "
+                                 "than zeros (relative RMS error %.3g): not a quantization of them"),
+                                 pair->relative_rms_error);
+      diagnose_decoded (run, job, pair);
+    }
+  else
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_PASS, _("decoded from %s: relative RMS error %.3g, "
+                               "max abs error %.3g (the quantizer's rounding is not re-derived)"),
+                               pair->target_dtype, pair->relative_rms_error, pair->max_abs_error);
+}
+
 static void
 evaluate_jobs (AuditRun *run)
 {
@@ -858,7 +989,9 @@ evaluate_jobs (AuditRun *run)
       TsTensor *target = _ts_compare_job_get_target (job);
       TsAuditPair *pair = g_hash_table_lookup (run->claimed, ts_tensor_get_name (target));
 
-      if (pair->n_mismatch > 0)
+      if (_ts_compare_job_is_decoded (job))
+        evaluate_decoded (run, job, pair);
+      else if (pair->n_mismatch > 0)
         diagnose (run, job, pair);
     }
 }
@@ -905,7 +1038,12 @@ add_type_check (AuditRun *run)
 {
   if (run->mode != TS_AUDIT_MODE_CONVERSION)
     return;
-  if (run->out_type == TS_DTYPE_UNKNOWN)
+  if (run->mix_name != NULL)
+    _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_WARN,
+                                _("general.file_type is %s, a mix of types llama-quantize chooses "
+                                  "tensor by tensor: only the F32 rule for norms and 1-D tensors "
+                                  "was checked"), run->mix_name);
+  else if (run->out_type == TS_DTYPE_UNKNOWN)
     _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_WARN,
                                 _("general.file_type is missing or not F32/F16/BF16/Q8_0: only the "
                                 "F32 rule for norms and 1-D tensors was checked"));
@@ -922,8 +1060,17 @@ add_type_check (AuditRun *run)
                                 ts_dtype_get_name (run->out_type));
 }
 
+static TsAuditPair *
+job_pair (AuditRun     *run,
+          TsCompareJob *job)
+{
+  return g_hash_table_lookup (run->claimed, ts_tensor_get_name (_ts_compare_job_get_target (job)));
+}
+
+/* the pairs compared exactly (encoded or byte for byte) */
 static void
 count_value_results (AuditRun *run,
+                     guint    *n_exact,
                      guint    *n_failed,
                      guint    *n_perm_failed,
                      guint64  *n_values,
@@ -932,9 +1079,14 @@ count_value_results (AuditRun *run,
   for (guint i = 0; i < run->jobs->len; i++)
     {
       TsCompareJob *job = g_ptr_array_index (run->jobs, i);
-      TsAuditPair *pair = g_hash_table_lookup (run->claimed,
-                                               ts_tensor_get_name (_ts_compare_job_get_target (job)));
+      TsAuditPair *pair = job_pair (run, job);
 
+      if (_ts_compare_job_is_decoded (job))
+        {
+          *n_perm_failed += _ts_compare_job_get_permute_heads (job) > 0 && decoded_failed (pair);
+          continue;
+        }
+      (*n_exact)++;
       *n_values += pair->n_values;
       if (pair->n_mismatch == 0)
         continue;
@@ -953,10 +1105,9 @@ add_lossy_check (AuditRun *run)
   for (guint i = 0; i < run->jobs->len; i++)
     {
       TsCompareJob *job = g_ptr_array_index (run->jobs, i);
-      TsAuditPair *pair = g_hash_table_lookup (run->claimed,
-                                               ts_tensor_get_name (_ts_compare_job_get_target (job)));
+      TsAuditPair *pair = job_pair (run, job);
 
-      if (!pair->lossy)
+      if (!pair->lossy || _ts_compare_job_is_decoded (job))
         continue;
       n_lossy++;
       n_values += pair->n_values;
@@ -988,14 +1139,82 @@ add_lossy_check (AuditRun *run)
     }
 }
 
+/* Tensors in a type decoded but not re-derived (K-quants, Q4_0, …): how
+ * far from the source they are, per type. */
+static void
+add_quantized_check (AuditRun *run)
+{
+  g_autoptr(GString) failed = g_string_new (NULL);
+  g_autoptr(GString) types = g_string_new (NULL);
+  g_autoptr(GArray) seen = g_array_new (FALSE, FALSE, sizeof (TsDType));
+  guint n_decoded = 0, n_failed = 0;
+
+  for (guint i = 0; i < run->jobs->len; i++)
+    {
+      TsCompareJob *job = g_ptr_array_index (run->jobs, i);
+      TsDType dtype = ts_tensor_get_dtype (_ts_compare_job_get_target (job));
+      double worst = 0;
+      guint count = 0;
+      gboolean known = FALSE;
+
+      if (!_ts_compare_job_is_decoded (job))
+        continue;
+      n_decoded++;
+      if (decoded_failed (job_pair (run, job)))
+        list_add (failed, n_failed++, job_pair (run, job)->target_name);
+      for (guint k = 0; k < seen->len && !known; k++)
+        known = g_array_index (seen, TsDType, k) == dtype;
+      if (known)
+        continue;
+      g_array_append_val (seen, dtype);
+      /* each type once, with its count and worst passing error */
+      for (guint j = i; j < run->jobs->len; j++)
+        {
+          TsCompareJob *other = g_ptr_array_index (run->jobs, j);
+          TsAuditPair *pair = job_pair (run, other);
+
+          if (!_ts_compare_job_is_decoded (other) ||
+              ts_tensor_get_dtype (_ts_compare_job_get_target (other)) != dtype)
+            continue;
+          count++;
+          if (!decoded_failed (pair))
+            worst = MAX (worst, pair->relative_rms_error);
+        }
+      g_string_append_printf (types, "%s%s: ", types->len ? "; " : "", ts_dtype_get_name (dtype));
+      /* TRANSLATORS: after a type name: "Q4_K: 12 tensors, relative RMS error at most 0.0934" */
+      g_string_append_printf (types, g_dngettext (GETTEXT_PACKAGE, "%u tensor, relative RMS error at most %.3g",
+                                                  "%u tensors, relative RMS error at most %.3g", count),
+                              count, worst);
+    }
+  if (n_decoded == 0)
+    return;
+  if (n_failed > 0)
+    _ts_audit_report_add_check (run->report, "quantized", TS_AUDIT_FAIL,
+                                g_dngettext (GETTEXT_PACKAGE,
+                                             "%u quantized tensor is no closer to its source than zeros: %s",
+                                             "%u quantized tensors are no closer to their source than zeros: %s",
+                                             n_failed),
+                                n_failed, failed->str);
+  else
+    _ts_audit_report_add_check (run->report, "quantized", TS_AUDIT_PASS,
+                                g_dngettext (GETTEXT_PACKAGE,
+                                             "%u tensor in a type the audit decodes but cannot re-derive "
+                                             "(the quantizer chooses its rounding), each value measured "
+                                             "against its source: %s",
+                                             "%u tensors in types the audit decodes but cannot re-derive "
+                                             "(the quantizer chooses their rounding), each value measured "
+                                             "against its source: %s", n_decoded),
+                                n_decoded, types->str);
+}
+
 static void
 add_value_checks (AuditRun *run)
 {
   g_autoptr(GString) failed = g_string_new (NULL);
-  guint n_failed = 0, n_perm_failed = 0;
+  guint n_exact = 0, n_failed = 0, n_perm_failed = 0;
   guint64 n_values = 0;
 
-  count_value_results (run, &n_failed, &n_perm_failed, &n_values, failed);
+  count_value_results (run, &n_exact, &n_failed, &n_perm_failed, &n_values, failed);
   if (run->n_permuted > 0)
     _ts_audit_report_add_check (run->report, "permutation",
                                 n_perm_failed ? TS_AUDIT_FAIL : TS_AUDIT_PASS,
@@ -1013,7 +1232,11 @@ add_value_checks (AuditRun *run)
                                                "%u Q/K tensors compared through the row permutation "
                                                "(%u query heads, %u key/value heads)", run->n_permuted),
                                 run->n_permuted, run->config->n_heads, run->config->n_kv_heads);
-  if (n_failed == 0 && run->jobs->len == 0)
+  if (n_failed == 0 && n_exact == 0 && run->jobs->len > 0)
+    _ts_audit_report_add_check (run->report, "values", TS_AUDIT_WARN,
+                                _("no value was compared exactly: every tensor is in a quantized "
+                                  "type (see the quantized check)"));
+  else if (n_failed == 0 && run->jobs->len == 0)
     /* nothing to vouch for: the pairing checks say why */
     _ts_audit_report_add_check (run->report, "values", TS_AUDIT_WARN,
                                 _("no value was compared: no tensor of the target has a source "
@@ -1027,15 +1250,32 @@ add_value_checks (AuditRun *run)
                                                "all %s values of %u tensor are exactly what their "
                                                "output type promises",
                                                "all %s values of %u tensors are exactly what their "
-                                               "output type promises", run->jobs->len),
-                                  count, run->jobs->len);
+                                               "output type promises", n_exact),
+                                  count, n_exact);
     }
   else
     _ts_audit_report_add_check (run->report, "values", TS_AUDIT_FAIL,
                                 g_dngettext (GETTEXT_PACKAGE, "%u tensor holds values other than promised: %s",
                                              "%u tensors hold values other than promised: %s", n_failed),
                                 n_failed, failed->str);
+  if (run->n_uncompared > 0)
+    _ts_audit_report_add_check (run->report, "not-compared", TS_AUDIT_FAIL,
+                                g_dngettext (GETTEXT_PACKAGE,
+                                             "%u tensor pair could not be compared value by value "
+                                             "(see the tensors): %s",
+                                             "%u tensor pairs could not be compared value by value "
+                                             "(see the tensors): %s", run->n_uncompared),
+                                run->n_uncompared, run->uncompared_list->str);
+  else if (run->n_undecodable > 0)
+    _ts_audit_report_add_check (run->report, "not-compared", TS_AUDIT_WARN,
+                                g_dngettext (GETTEXT_PACKAGE,
+                                             "%u tensor is in a type the audit cannot decode, so its "
+                                             "values were not compared: %s",
+                                             "%u tensors are in types the audit cannot decode, so "
+                                             "their values were not compared: %s", run->n_undecodable),
+                                run->n_undecodable, run->undecodable_list->str);
   add_lossy_check (run);
+  add_quantized_check (run);
   if (run->rope_detail != NULL)
     _ts_audit_report_add_check (run->report, "rope-freqs", run->rope_status, "%s", run->rope_detail);
 }
