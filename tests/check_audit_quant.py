@@ -466,6 +466,40 @@ def main():
             nc = checks_by_name(report).get("not-compared", {})
             check("IQ3_S: the not-compared check warns and names them",
                   nc.get("status") == "warn" and iq[0] in (nc.get("detail") or ""), f"{nc}")
+
+    # (e) a quantized source: the Q4_K_M file against its own values
+    # dequantized by gguf-py into an F32 GGUF (written by gguf-py's
+    # writer): every value is held exactly; one value off fails
+    if "Q4_K_M" in results:
+        q, qt, _ = results["Q4_K_M"]
+        for label, bump in (("dequantized", None), ("dequantized, one value off", "blk.0.ffn_down.weight")):
+            out = WORK / f"ckpt.Q4_K_M.{'f32' if bump is None else 'f32-off'}.gguf"
+            w = gguf.GGUFWriter(str(out), "llama")
+            for name, t in qt.items():
+                v = values(t).reshape([int(d) for d in reversed(t.shape)])
+                if name == bump:
+                    v = v.copy()
+                    v.flat[5] = np.nextafter(v.flat[5], np.float32(np.inf))
+                w.add_tensor(name, v)
+            w.write_header_to_file()
+            w.write_kv_data_to_file()
+            w.write_tensors_to_file()
+            w.close()
+            code, report, err = audit(q, out)
+            pairs = pairs_by_target(report)
+            quantized = [n for n, t in qt.items() if t.tensor_type.name not in PLAIN]
+            if bump is None:
+                check(f"Q4_K_M source, {label} F32 target: exit 0, passed",
+                      code == 0 and report and report.get("passed") is True, f"exit {code}: {err[-300:]}")
+                bad = [n for n in quantized if pairs.get(n, {}).get("status") != "pass"
+                       or pairs.get(n, {}).get("comparison") != "encoded"]
+                check(f"Q4_K_M source, {label} F32 target: the quantized tensors are decoded and held "
+                      "exactly (comparison encoded, pass)", not bad, f"{[(n, pairs.get(n)) for n in bad[:2]]}")
+            else:
+                expect_failure(f"Q4_K_M source, {label}", code, report, err, [bump])
+                p = pairs.get(bump, {})
+                check(f"Q4_K_M source, {label}: one mismatch at index 5", p.get("n_mismatch") == 1
+                      and (p.get("first_mismatch") or {}).get("index") == 5, f"{p}")
     return summary()
 
 
