@@ -522,58 +522,94 @@ scan_row (TsCompareJob *job,
     }
 }
 
+/* A value not finite on one side (the rare path of tally_errors()). A
+ * decoded value that is not finite where the source's is counts as a
+ * mismatch: no quantizer makes one of a finite value (a NaN or infinite
+ * block scale does). */
+static void
+tally_not_finite (TsCompareJob *job,
+                  Tally        *t,
+                  guint64       srow,
+                  gsize         col,
+                  double        x,
+                  double        a)
+{
+  if (isfinite (x) && job->kind == KIND_DECODE)
+    {
+      t->n_mismatch++;
+      record_first (job, t, srow, col, x, NAN, a, NULL, NULL);
+    }
+  if ((isnan (x) && isnan (a)) || x == a)
+    return;
+  t->n_changed++;
+  if (isnan (x) || isnan (a))
+    return;
+  t->max_abs = MAX (t->max_abs, fabs (a - x));
+  t->max_rel = MAX (t->max_rel, x != 0 ? fabs (a - x) / fabs (x) : INFINITY);
+}
+
+/* One pair of finite values: into the sums of squares (accumulators E
+ * and S), and the maxima where it changed. Division only where the
+ * quotient may be a new maximum: the product is rounded by at most 2^-53,
+ * the bound is looser. */
+#define TALLY_FINITE(x, a, E, S)                                         \
+  G_STMT_START {                                                         \
+    double d_ = (a) - (x);                                               \
+                                                                         \
+    E += d_ * d_;                                                        \
+    S += (x) * (x);                                                      \
+    if (d_ != 0)                                                         \
+      {                                                                  \
+        n_changed++;                                                     \
+        max_abs = MAX (max_abs, fabs (d_));                              \
+        if ((x) == 0)                                                    \
+          max_rel = INFINITY;                                            \
+        else if (fabs (d_) >= max_rel * fabs (x) * (1 - 0x1p-50))        \
+          max_rel = MAX (max_rel, fabs (d_) / fabs (x));                 \
+      }                                                                  \
+  } G_STMT_END
+
+/* The statistics of a lossy row: values changed, max abs and relative
+ * error, and the sums of squares over the values finite on both sides
+ * (two of each, alternating, so that the additions need not wait for
+ * each other). */
 static void
 tally_errors (TsCompareJob *job,
               Scratch      *s,
               Tally        *t,
+              guint64       srow,
               const guint8 *tp)
 {
-  double sum_sq_error = 0, sum_sq_source = 0;
-  guint64 n_finite = 0;
+  double e0 = 0, e1 = 0, s0 = 0, s1 = 0;
+  double max_abs = t->max_abs, max_rel = t->max_rel;
+  guint64 n_changed = 0, n_finite = 0;
 
   decode (job->tdt, tp, s->act, job->cols);
   for (gsize i = 0; i < job->cols; i++)
     {
-      float x = s->src[i], a = s->act[i];
-      double abs_err, rel_err;
+      double x = s->src[i], a = s->act[i];
 
-      if (isfinite (x) && isfinite (a))
+      if (G_UNLIKELY (!isfinite (x) || !isfinite (a)))
         {
-          double d = (double) a - (double) x;
-
-          sum_sq_error += d * d;
-          sum_sq_source += (double) x * (double) x;
-          n_finite++;
+          t->max_abs = max_abs;
+          t->max_rel = max_rel;
+          tally_not_finite (job, t, srow, i, x, a);
+          max_abs = t->max_abs;
+          max_rel = t->max_rel;
+          continue;
         }
-      if ((isnan (x) && isnan (a)) || x == a)
-        continue;
-      t->n_changed++;
-      if (isnan (x) || isnan (a))
-        continue;
-      abs_err = fabs ((double) a - (double) x);
-      rel_err = x != 0.0f ? abs_err / fabs ((double) x) : INFINITY;
-      t->max_abs = MAX (t->max_abs, abs_err);
-      t->max_rel = MAX (t->max_rel, rel_err);
+      n_finite++;
+      if (i & 1)
+        TALLY_FINITE (x, a, e1, s1);
+      else
+        TALLY_FINITE (x, a, e0, s0);
     }
-  t->sum_sq_error += sum_sq_error;
-  t->sum_sq_source += sum_sq_source;
+  t->max_abs = max_abs;
+  t->max_rel = max_rel;
+  t->n_changed += n_changed;
   t->n_finite += n_finite;
-}
-
-/* A decoded value that is not finite where the source's is: no quantizer
- * makes one of a finite value (a NaN or infinite block scale does). */
-static void
-scan_not_finite (TsCompareJob *job,
-                 Scratch      *s,
-                 Tally        *t,
-                 guint64       srow)
-{
-  for (gsize i = 0; i < job->cols; i++)
-    if (isfinite (s->src[i]) && !isfinite (s->act[i]))
-      {
-        t->n_mismatch++;
-        record_first (job, t, srow, i, s->src[i], NAN, s->act[i], NULL, NULL);
-      }
+  t->sum_sq_error += e0 + e1;
+  t->sum_sq_source += s0 + s1;
 }
 
 /* Builds the expected encoding of target row @row; NULL if the fast path
@@ -612,8 +648,7 @@ compare_row (TsCompareJob *job,
   if (job->kind == KIND_DECODE)
     {
       decode (job->sdt, job->sdata + srow * job->s_row_bytes, s->src, job->cols);
-      tally_errors (job, s, t, tp);
-      scan_not_finite (job, s, t, srow);
+      tally_errors (job, s, t, srow, tp);
       return;
     }
   expected = expected_row (job, s, srow, tp, FALSE);
@@ -622,7 +657,7 @@ compare_row (TsCompareJob *job,
   if (memcmp (expected, tp, job->t_row_bytes) != 0)
     scan_row (job, s, t, srow, expected, tp);
   if (job->lossy)
-    tally_errors (job, s, t, tp);
+    tally_errors (job, s, t, srow, tp);
 }
 
 static void
