@@ -1518,6 +1518,7 @@ _ts_audit_compare_metadata (TsAuditReport *report,
   g_autoptr(GString) removed = g_string_new (NULL);
   g_autoptr(GString) added = g_string_new (NULL);
   guint n_changed = 0, n_removed = 0, n_added = 0, n_same = 0;
+  g_autofree char *same = NULL;
 
   for (guint i = 0; i < g_list_model_get_n_items (sm); i++)
     {
@@ -1539,10 +1540,13 @@ _ts_audit_compare_metadata (TsAuditReport *report,
       if (ts_model_file_lookup_metadata (source, ts_metadata_entry_get_key (b)) == NULL)
         list_key (added, &n_added, ts_metadata_entry_get_key (b));
     }
+  same = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u key identical", "%u keys identical", n_same),
+                          n_same);
+  /* TRANSLATORS: the first %s is "12 keys identical" */
   _ts_audit_report_add_check (report, "metadata",
                               n_changed + n_removed + n_added ? TS_AUDIT_WARN : TS_AUDIT_PASS,
-                              _("%u keys identical; %u changed%s%s%s; %u removed%s%s%s; %u added%s%s%s"),
-                              n_same, n_changed, n_changed ? " (" : "", changed->str, n_changed ? ")" : "",
+                              _("%s; %u changed%s%s%s; %u removed%s%s%s; %u added%s%s%s"),
+                              same, n_changed, n_changed ? " (" : "", changed->str, n_changed ? ")" : "",
                               n_removed, n_removed ? " (" : "", removed->str, n_removed ? ")" : "",
                               n_added, n_added ? " (" : "", added->str, n_added ? ")" : "");
 }

@@ -14,10 +14,12 @@
 #include "ts-ui-test.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <gtk/gtk.h>
 #include <string.h>
 
 #include "ts-application.h"
+#include "ts-gguf-writer.h"
 #include "ts-audit-window.h"
 #include "ts-convert-wizard.h"
 #include "ts-window.h"
@@ -1179,6 +1181,165 @@ test_audit_corrupted (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Q4_0 of 32 values, nearest level against the block's largest magnitude
+ * (llama.cpp's rule, near enough: the audit measures, it does not
+ * re-derive) */
+static void
+quantize_q4_0_block (const float *x,
+                     guint8      *out)
+{
+  float max = 0, d, id;
+  guint16 h;
+
+  for (guint i = 0; i < 32; i++)
+    if (fabsf (x[i]) > fabsf (max))
+      max = x[i];
+  d = max / -8;
+  id = d != 0 ? 1 / d : 0;
+  h = ts_f32_to_f16 (d);
+  out[0] = h & 0xff;
+  out[1] = h >> 8;
+  for (guint i = 0; i < 16; i++)
+    {
+      guint lo = (guint) MIN (15, (gint8) (x[i] * id + 8.5f));
+      guint hi = (guint) MIN (15, (gint8) (x[i + 16] * id + 8.5f));
+
+      out[2 + i] = (guint8) (lo | (hi << 4));
+    }
+}
+
+/* @source (a GGUF) with every matrix quantized to Q4_0, written through
+ * the core's GGUF writer; the other tensors as they are */
+static void
+write_q4_0_copy (const char *source,
+                 const char *target)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (source);
+  g_autoptr(GFile) out = g_file_new_for_path (target);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsModelFile) model = ts_model_file_load (file, NULL, &error);
+  g_autoptr(TsGgufMetadata) md = ts_gguf_metadata_new ();
+  g_autoptr(GPtrArray) blobs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr(GArray) offsets = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GBytes) header = NULL;
+  GListModel *tensors;
+  TsGgufWriter *writer;
+
+  g_assert_no_error (error);
+  ts_gguf_metadata_add_string (md, "general.architecture", "llama", "test");
+  writer = ts_gguf_writer_new (md, 32);
+  tensors = ts_model_file_get_tensors (model);
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
+      guint64 n = ts_tensor_get_n_elements (t);
+      const guint64 *dims = ts_tensor_get_shape (t);
+      TsDType dtype = ts_tensor_get_dtype (t);
+      GBytes *blob;
+      guint64 offset;
+
+      if (ts_tensor_get_n_dims (t) == 2 && dims[0] % 32 == 0)
+        {
+          g_autofree float *x = g_new (float, n);
+          guint8 *q = g_malloc (n / 32 * 18);
+
+          g_assert_true (ts_dtype_read_f32 (dtype, ts_tensor_get_data (t), x, n));
+          for (guint64 b = 0; b < n / 32; b++)
+            quantize_q4_0_block (x + 32 * b, q + 18 * b);
+          blob = g_bytes_new_take (q, n / 32 * 18);
+          dtype = TS_DTYPE_Q4_0;
+        }
+      else
+        blob = g_bytes_new (ts_tensor_get_data (t), ts_tensor_get_size (t));
+      offset = ts_gguf_writer_add_tensor (writer, ts_tensor_get_name (t), ts_tensor_get_n_dims (t),
+                                          dims, dtype, g_bytes_get_size (blob));
+      g_ptr_array_add (blobs, blob);
+      g_array_append_val (offsets, offset);
+    }
+  g_assert_true (ts_gguf_writer_open (writer, out, TRUE, &error));
+  g_assert_no_error (error);
+  header = ts_gguf_writer_build_header (writer);
+  g_assert_true (ts_gguf_writer_pwrite (writer, g_bytes_get_data (header, NULL),
+                                        g_bytes_get_size (header), 0, &error));
+  for (guint i = 0; i < blobs->len; i++)
+    g_assert_true (ts_gguf_writer_pwrite (writer, g_bytes_get_data (blobs->pdata[i], NULL),
+                                          g_bytes_get_size (blobs->pdata[i]),
+                                          ts_gguf_writer_get_data_offset (writer) +
+                                          g_array_index (offsets, guint64, i), &error));
+  g_assert_true (ts_gguf_writer_commit (writer, &error));
+  g_assert_no_error (error);
+  ts_gguf_writer_free (writer);
+}
+
+/* A quantized file (Q4_0) against the GGUF it came from: the audit
+ * decodes its matrices and measures them; the pane says so, per tensor
+ * and in the quantized check */
+static void
+test_audit_quantized (void)
+{
+  g_autofree char *path = g_build_filename (fixture_dir, "quantized.gguf", NULL);
+  g_autoptr(GFile) source = NULL;
+  g_autoptr(GFile) target = g_file_new_for_path (path);
+  TsAuditWindow *window;
+  TsAuditPane *pane;
+  TsAuditReport *report;
+  GListModel *checks;
+  guint n_decoded = 0;
+  gboolean quantized_check = FALSE;
+
+  g_assert_nonnull (converted_path);
+  source = g_file_new_for_path (converted_path);
+  write_q4_0_copy (converted_path, path);
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "audit", NULL);
+  window = find_audit_window ();
+  g_assert_nonnull (window);
+  ts_audit_window_set_files (window, source, target);
+  ts_audit_window_start (window);
+  ts_test_wait_until (audit_finished, window, 60, "the audit");
+  g_assert_cmpstr (ts_audit_window_get_page (window), ==, "result");
+  pane = ts_audit_window_get_pane (window);
+  report = ts_audit_pane_get_report (pane);
+  g_assert_true (ts_audit_report_get_passed (report));
+
+  checks = ts_audit_report_get_checks (report);
+  for (guint i = 0; i < g_list_model_get_n_items (checks); i++)
+    {
+      g_autoptr(TsAuditCheck) check = g_list_model_get_item (checks, i);
+
+      if (g_str_equal (ts_audit_check_get_name (check), "quantized"))
+        {
+          quantized_check = TRUE;
+          g_assert_cmpint (ts_audit_check_get_status (check), ==, TS_AUDIT_PASS);
+          g_assert_nonnull (strstr (ts_audit_check_get_detail (check), "Q4_0: "));
+        }
+    }
+  g_assert_true (quantized_check);
+  save_screenshot (GTK_WIDGET (window), "audit-pane-quantized-checks.png");
+
+  ts_audit_pane_show_view (pane, "tensors");
+  {
+    GListModel *rows = ts_audit_pane_get_pair_rows (pane);
+
+    for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+      {
+        g_autoptr(TsAuditPair) pair = g_list_model_get_item (rows, i);
+
+        if (g_strcmp0 (ts_audit_pair_get_target_dtype (pair), "Q4_0") != 0)
+          continue;
+        n_decoded++;
+        g_assert_cmpint (ts_audit_pair_get_status (pair), ==, TS_AUDIT_PASS);
+        g_assert_true (g_str_has_prefix (ts_audit_pair_get_detail (pair), "decoded from Q4_0: relative RMS error"));
+        /* the detail is on screen, not only in the model */
+        if (n_decoded == 1)
+          g_assert_nonnull (ts_test_find_label (GTK_WIDGET (pane), ts_audit_pair_get_detail (pair)));
+      }
+  }
+  g_assert_cmpuint (n_decoded, >, 0);
+  save_screenshot (GTK_WIDGET (window), "audit-pane-quantized.png");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static gboolean
 window_gone (gpointer data)
 {
@@ -1248,6 +1409,7 @@ main (int   argc,
   g_test_add_func ("/wizard/stop-audit", test_wizard_stop_audit);
   g_test_add_func ("/wizard/from-open-model", test_from_open_model);
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
+  g_test_add_func ("/wizard/audit-quantized", test_audit_quantized);
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
 
   ret = g_test_run ();
