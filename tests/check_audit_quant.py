@@ -467,6 +467,36 @@ def main():
             check("IQ3_S: the not-compared check warns and names them",
                   nc.get("status") == "warn" and iq[0] in (nc.get("detail") or ""), f"{nc}")
 
+    # (f) the file type's name, as `inspect` prints it, is llama.h's for
+    # every value of enum llama_ftype: general.file_type of the BF16 GGUF
+    # patched in place to each
+    reader = gguf.GGUFReader(str(gg["bf16"]))
+    field = reader.fields["general.file_type"]
+    value_part = field.parts[field.data[0]]
+    offset = int(value_part.ctypes.data - reader.data.ctypes.data)
+    check("general.file_type of the BF16 GGUF is a uint32 (32, BF16)",
+          value_part.dtype == np.uint32 and int(value_part[0]) == llama.ftypes.get("BF16"),
+          f"{value_part.dtype} {value_part}")
+    wrong = []
+    patched = WORK / "ckpt.bf16.file-type.gguf"
+    for name, number in sorted(llama.ftypes.items(), key=lambda kv: kv[1]):
+        patched_copy(gg["bf16"], patched, [(offset, struct.pack("<I", number))])
+        line = next((l for l in cli("inspect", patched).stdout.splitlines() if l.startswith("File type:")), None)
+        if line != f"File type:         {name} (general.file_type {number})":
+            wrong.append((name, number, line))
+        js = json.loads(cli("inspect", patched, "--json").stdout)
+        if js.get("file_type") != name:
+            wrong.append((name, number, f"--json file_type {js.get('file_type')!r}"))
+    patched_copy(gg["bf16"], patched, [(offset, struct.pack("<I", 1000))])
+    line = next((l for l in cli("inspect", patched).stdout.splitlines() if l.startswith("File type:")), None)
+    if line != "File type:         unknown (general.file_type 1000)":
+        wrong.append(("unknown", 1000, line))
+    if "file_type" in json.loads(cli("inspect", patched, "--json").stdout):
+        wrong.append(("unknown", 1000, "--json has a file_type"))
+    patched.unlink()
+    check(f"inspect names every llama_ftype value of llama.h as llama.h does ({len(llama.ftypes)} values), "
+          "and an unknown one as unknown", not wrong, f"{wrong[:4]}")
+
     # (e) a quantized source: the Q4_K_M file against its own values
     # dequantized by gguf-py into an F32 GGUF (written by gguf-py's
     # writer): every value is held exactly; one value off fails

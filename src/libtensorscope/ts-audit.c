@@ -362,24 +362,6 @@ file_type_to_dtype (guint64 file_type)
     }
 }
 
-/* llama.h's llama_ftype values that mix tensor types (llama-quantize picks
- * each tensor's), by their names there without LLAMA_FTYPE_MOSTLY_ */
-static const char *
-file_type_mix_name (guint64 file_type)
-{
-  static const char * const names[] = {
-    [2] = "Q4_0", [3] = "Q4_1", [8] = "Q5_0", [9] = "Q5_1", [10] = "Q2_K",
-    [11] = "Q3_K_S", [12] = "Q3_K_M", [13] = "Q3_K_L", [14] = "Q4_K_S", [15] = "Q4_K_M",
-    [16] = "Q5_K_S", [17] = "Q5_K_M", [18] = "Q6_K", [19] = "IQ2_XXS", [20] = "IQ2_XS",
-    [21] = "Q2_K_S", [22] = "IQ3_XS", [23] = "IQ3_XXS", [24] = "IQ1_S", [25] = "IQ4_NL",
-    [26] = "IQ3_S", [27] = "IQ3_M", [28] = "IQ2_S", [29] = "IQ2_M", [30] = "IQ4_XS",
-    [31] = "IQ1_M", [36] = "TQ1_0", [37] = "TQ2_0", [38] = "MXFP4_MOE", [39] = "NVFP4",
-    [40] = "Q1_0", [41] = "Q2_0",
-  };
-
-  return file_type < G_N_ELEMENTS (names) ? names[file_type] : NULL;
-}
-
 /* The checkpoint folder holds config.json and the tokenizer files. */
 static gboolean
 load_conversion_inputs (AuditRun  *run,
@@ -403,7 +385,9 @@ load_conversion_inputs (AuditRun  *run,
   file_type = ts_model_file_lookup_metadata (run->target, "general.file_type");
   run->out_type = file_type ? file_type_to_dtype (ts_metadata_entry_get_uint64 (file_type))
                             : TS_DTYPE_UNKNOWN;
-  run->mix_name = file_type ? file_type_mix_name (ts_metadata_entry_get_uint64 (file_type)) : NULL;
+  /* a type of llama-quantize's, where it picks each tensor's type */
+  if (file_type != NULL && run->out_type == TS_DTYPE_UNKNOWN)
+    run->mix_name = ts_gguf_file_type_name (ts_metadata_entry_get_uint64 (file_type));
   return TRUE;
 }
 

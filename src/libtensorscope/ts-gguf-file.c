@@ -746,6 +746,50 @@ ts_gguf_file_get_alignment (TsGgufFile *self)
   return self->alignment;
 }
 
+const char *
+ts_gguf_file_type_name (guint64 file_type)
+{
+  /* llama.h's enum llama_ftype; 4 to 6 and 33 to 35 were removed */
+  static const char * const names[] = {
+    [0] = "F32", [1] = "F16", [2] = "Q4_0", [3] = "Q4_1", [7] = "Q8_0", [8] = "Q5_0",
+    [9] = "Q5_1", [10] = "Q2_K", [11] = "Q3_K_S", [12] = "Q3_K_M", [13] = "Q3_K_L",
+    [14] = "Q4_K_S", [15] = "Q4_K_M", [16] = "Q5_K_S", [17] = "Q5_K_M", [18] = "Q6_K",
+    [19] = "IQ2_XXS", [20] = "IQ2_XS", [21] = "Q2_K_S", [22] = "IQ3_XS", [23] = "IQ3_XXS",
+    [24] = "IQ1_S", [25] = "IQ4_NL", [26] = "IQ3_S", [27] = "IQ3_M", [28] = "IQ2_S",
+    [29] = "IQ2_M", [30] = "IQ4_XS", [31] = "IQ1_M", [32] = "BF16", [36] = "TQ1_0",
+    [37] = "TQ2_0", [38] = "MXFP4_MOE", [39] = "NVFP4", [40] = "Q1_0", [41] = "Q2_0",
+  };
+
+  return file_type < G_N_ELEMENTS (names) ? names[file_type] : NULL;
+}
+
+gboolean
+ts_gguf_file_get_file_type (TsGgufFile *self,
+                            guint64    *file_type)
+{
+  TsMetadataEntry *entry;
+
+  g_return_val_if_fail (TS_IS_GGUF_FILE (self), FALSE);
+  entry = ts_model_file_lookup_metadata (TS_MODEL_FILE (self), "general.file_type");
+  if (entry == NULL)
+    return FALSE;
+  switch (ts_metadata_entry_get_value_type (entry))
+    {
+    case TS_VALUE_UINT8: case TS_VALUE_UINT16: case TS_VALUE_UINT32: case TS_VALUE_UINT64:
+      break;
+    case TS_VALUE_INT8: case TS_VALUE_INT16: case TS_VALUE_INT32: case TS_VALUE_INT64:
+      if (ts_metadata_entry_get_int64 (entry) < 0)
+        return FALSE;
+      break;
+    case TS_VALUE_FLOAT32: case TS_VALUE_BOOL: case TS_VALUE_STRING: case TS_VALUE_ARRAY:
+    case TS_VALUE_FLOAT64: case TS_VALUE_N_TYPES:
+    default:
+      return FALSE;
+    }
+  *file_type = ts_metadata_entry_get_uint64 (entry);
+  return TRUE;
+}
+
 guint64
 ts_gguf_file_get_metadata_end (TsGgufFile *self)
 {

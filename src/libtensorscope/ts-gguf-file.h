@@ -20,4 +20,11 @@ guint32     ts_gguf_file_get_alignment     (TsGgufFile *self);
 guint64     ts_gguf_file_get_metadata_end  (TsGgufFile *self);
 guint64     ts_gguf_file_get_tensor_info_end (TsGgufFile *self);
 
+/* llama.cpp's name of a general.file_type value (enum llama_ftype without
+ * LLAMA_FTYPE_MOSTLY_: "Q4_K_M", "BF16", "F32"), NULL if it names none */
+const char *ts_gguf_file_type_name       (guint64     file_type);
+/* TRUE (and *@file_type) if the file has a general.file_type */
+gboolean    ts_gguf_file_get_file_type   (TsGgufFile *self,
+                                          guint64    *file_type);
+
 G_END_DECLS

@@ -211,8 +211,14 @@ add_summary (JsonBuilder *b,
   add_string_member (b, "format", ts_format_to_nick (ts_model_file_get_format (model)));
   if (TS_IS_GGUF_FILE (model))
     {
+      guint64 file_type;
+
       add_int_member (b, "gguf_version", ts_gguf_file_get_version (TS_GGUF_FILE (model)));
       add_int_member (b, "alignment", ts_gguf_file_get_alignment (TS_GGUF_FILE (model)));
+      /* general.file_type's name, where the file has one llama.cpp names */
+      if (ts_gguf_file_get_file_type (TS_GGUF_FILE (model), &file_type) &&
+          ts_gguf_file_type_name (file_type) != NULL)
+        add_string_member (b, "file_type", ts_gguf_file_type_name (file_type));
     }
   add_int_member (b, "total_size", ts_model_file_get_total_size (model));
   add_int_member (b, "tensor_count", ts_model_file_get_n_tensors (model));

@@ -163,7 +163,17 @@ print_summary (TsModelFile *model)
   if (TS_IS_GGUF_FILE (model))
     g_print (" (version %u, alignment %u)", ts_gguf_file_get_version (TS_GGUF_FILE (model)),
              ts_gguf_file_get_alignment (TS_GGUF_FILE (model)));
-  g_print ("\nParts:             %u\n", g_list_model_get_n_items (ts_model_file_get_parts (model)));
+  g_print ("\n");
+  if (TS_IS_GGUF_FILE (model))
+    {
+      guint64 file_type;
+
+      if (ts_gguf_file_get_file_type (TS_GGUF_FILE (model), &file_type))
+        g_print ("File type:         %s (general.file_type %" G_GUINT64_FORMAT ")\n",
+                 ts_gguf_file_type_name (file_type) ? ts_gguf_file_type_name (file_type) : "unknown",
+                 file_type);
+    }
+  g_print ("Parts:             %u\n", g_list_model_get_n_items (ts_model_file_get_parts (model)));
   g_print ("Total size:        %s\n", total);
   g_print ("Tensors:           %'u\n", ts_model_file_get_n_tensors (model));
   g_print ("Parameters:        %'" G_GUINT64_FORMAT "\n", ts_model_file_get_parameter_count (model));

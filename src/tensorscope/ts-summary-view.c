@@ -216,7 +216,19 @@ ts_summary_view_set_model_file (TsSummaryView *self,
       g_autofree char *alignment = g_strdup_printf ("%u", ts_gguf_file_get_alignment (gguf));
       g_autofree char *meta_end = ts_format_count (ts_gguf_file_get_metadata_end (gguf));
       g_autofree char *info_end = ts_format_count (ts_gguf_file_get_tensor_info_end (gguf));
+      guint64 file_type;
 
+      if (ts_gguf_file_get_file_type (gguf, &file_type))
+        {
+          const char *name = ts_gguf_file_type_name (file_type);
+          g_autofree char *number = g_strdup_printf ("%" G_GUINT64_FORMAT, file_type);
+          /* TRANSLATORS: "Q4_K_M (general.file_type 15)", llama.cpp's name of the
+           * file's type, and the number the file stores */
+          g_autofree char *text = g_strdup_printf (_("%s (general.file_type %s)"),
+                                                   name ? name : _("unknown"), number);
+
+          add_row (self, _("File type"), text, NULL);
+        }
       add_row (self, _("Alignment"), alignment, NULL);
       add_row (self, _("Metadata ends at"), meta_end, NULL);
       add_row (self, _("Descriptors end at"), info_end, NULL);

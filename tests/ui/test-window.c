@@ -129,9 +129,10 @@ write_llama_gguf (const char *dir)
   g_byte_array_append (out, (const guint8 *) "GGUF", 4);
   ts_test_put_u32 (out, 3);
   ts_test_put_u64 (out, tensors->len);
-  ts_test_put_u64 (out, 7);
+  ts_test_put_u64 (out, 8);
   put_kv_str (out, "general.architecture", "llama");
   put_kv_str (out, "general.name", "Tiny Llama");
+  put_kv_u32 (out, "general.file_type", 1);
   put_kv_u32 (out, "llama.block_count", N_LAYERS);
   put_kv_str (out, "tokenizer.ggml.model", "gpt2");
   ts_test_put_str (out, "tokenizer.ggml.tokens");
@@ -434,6 +435,8 @@ test_open_gguf (void)
   summary = ts_window_get_summary_view (window);
   g_assert_cmpstr (ts_summary_view_lookup (summary, "Tensors"), ==, count);
   g_assert_cmpstr (ts_summary_view_lookup (summary, "Format"), ==, "GGUF version 3");
+  /* llama.h: LLAMA_FTYPE_MOSTLY_F16 = 1 */
+  g_assert_cmpstr (ts_summary_view_lookup (summary, "File type"), ==, "F16 (general.file_type 1)");
 
   /* a second file opens a second window: this one is not empty any more */
   g_assert_false (ts_window_is_empty (window));
@@ -1675,20 +1678,20 @@ test_metadata (void)
   TsMetadataView *view = ts_window_get_metadata_view (window);
 
   ts_window_show_view (window, "metadata");
-  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), ==, 7);
-  g_assert_cmpstr (ts_metadata_view_get_count_text (view), ==, "7 entries");
+  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), ==, 8);
+  g_assert_cmpstr (ts_metadata_view_get_count_text (view), ==, "8 entries");
   /* filtered, it counts as the tensor table does */
   ts_metadata_view_set_filter_text (view, "tokenizer.ggml");
   ts_test_run_for (500);
-  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), <, 7);
+  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), <, 8);
   {
-    g_autofree char *want = g_strdup_printf ("%u of 7 entries", ts_metadata_view_get_n_rows (view));
+    g_autofree char *want = g_strdup_printf ("%u of 8 entries", ts_metadata_view_get_n_rows (view));
 
     g_assert_cmpstr (ts_metadata_view_get_count_text (view), ==, want);
   }
   ts_metadata_view_set_filter_text (view, "");
   ts_test_run_for (500);
-  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), ==, 7);
+  g_assert_cmpuint (ts_metadata_view_get_n_rows (view), ==, 8);
 
   g_assert_true (ts_metadata_view_select_key (view, "tokenizer.chat_template"));
   save_screenshot (GTK_WIDGET (window), "metadata-template.png");
