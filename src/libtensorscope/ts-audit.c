@@ -804,28 +804,44 @@ diagnose_permutation (TsCompareJob *job,
   return FALSE;
 }
 
+/* The source's other tensors of @source's shape (and type, if
+ * @same_type), at most @max: the ones a swapped tensor may have come from */
+static GPtrArray *
+swap_candidates (AuditRun *run,
+                 TsTensor *source,
+                 gboolean  same_type,
+                 guint     max)
+{
+  GListModel *tensors = ts_model_file_get_tensors (run->source);
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_object_unref);
+  guint64 dims[TS_MAX_DIMS], other_dims[TS_MAX_DIMS];
+
+  ts_tensor_get_row_major_shape (source, dims);
+  for (guint i = 0; i < g_list_model_get_n_items (tensors) && found->len < max; i++)
+    {
+      g_autoptr(TsTensor) other = g_list_model_get_item (tensors, i);
+
+      if (other == source || ts_tensor_get_n_dims (other) != ts_tensor_get_n_dims (source) ||
+          (same_type && ts_tensor_get_dtype (other) != ts_tensor_get_dtype (source)))
+        continue;
+      ts_tensor_get_row_major_shape (other, other_dims);
+      if (memcmp (dims, other_dims, ts_tensor_get_n_dims (source) * sizeof (guint64)) == 0)
+        g_ptr_array_add (found, g_steal_pointer (&other));
+    }
+  return found;
+}
+
 static gboolean
 diagnose_swap (AuditRun     *run,
                TsCompareJob *job,
                TsAuditPair  *pair)
 {
-  GListModel *tensors = ts_model_file_get_tensors (run->source);
-  TsTensor *source = _ts_compare_job_get_source (job);
-  guint tried = 0;
+  g_autoptr(GPtrArray) candidates = swap_candidates (run, _ts_compare_job_get_source (job), TRUE, 256);
 
-  for (guint i = 0; i < g_list_model_get_n_items (tensors) && tried < 256; i++)
+  for (guint i = 0; i < candidates->len; i++)
     {
-      g_autoptr(TsTensor) other = g_list_model_get_item (tensors, i);
-      guint64 a[TS_MAX_DIMS], b[TS_MAX_DIMS];
+      TsTensor *other = g_ptr_array_index (candidates, i);
 
-      if (other == source || ts_tensor_get_n_dims (other) != ts_tensor_get_n_dims (source) ||
-          ts_tensor_get_dtype (other) != ts_tensor_get_dtype (source))
-        continue;
-      ts_tensor_get_row_major_shape (other, a);
-      ts_tensor_get_row_major_shape (source, b);
-      if (memcmp (a, b, ts_tensor_get_n_dims (source) * sizeof (guint64)) != 0)
-        continue;
-      tried++;
       if (_ts_compare_job_matches_variant (job, other, _ts_compare_job_get_permute_heads (job), FALSE) ||
           _ts_compare_job_matches_variant (job, other, 0, FALSE))
         {
@@ -894,11 +910,9 @@ diagnose_decoded (AuditRun     *run,
                   TsCompareJob *job,
                   TsAuditPair  *pair)
 {
-  GListModel *tensors = ts_model_file_get_tensors (run->source);
   TsTensor *source = _ts_compare_job_get_source (job);
   guint heads = _ts_compare_job_get_permute_heads (job);
-  guint64 dims[TS_MAX_DIMS], other_dims[TS_MAX_DIMS];
-  guint tried = 0;
+  g_autoptr(GPtrArray) candidates = NULL;
   /* the same rows the variants see */
   double error = _ts_compare_job_variant_error (job, source, heads, DECODED_DIAGNOSIS_ROWS);
 
@@ -908,17 +922,11 @@ diagnose_decoded (AuditRun     *run,
                                  "source rows without the Q/K permutation: the permutation was not applied"));
       return;
     }
-  ts_tensor_get_row_major_shape (source, dims);
-  for (guint i = 0; i < g_list_model_get_n_items (tensors) && tried < 64; i++)
+  candidates = swap_candidates (run, source, FALSE, 64);
+  for (guint i = 0; i < candidates->len; i++)
     {
-      g_autoptr(TsTensor) other = g_list_model_get_item (tensors, i);
+      TsTensor *other = g_ptr_array_index (candidates, i);
 
-      if (other == source || ts_tensor_get_n_dims (other) != ts_tensor_get_n_dims (source))
-        continue;
-      ts_tensor_get_row_major_shape (other, other_dims);
-      if (memcmp (dims, other_dims, ts_tensor_get_n_dims (source) * sizeof (guint64)) != 0)
-        continue;
-      tried++;
       if (closer_variant (job, other, heads, error) || (heads > 0 && closer_variant (job, other, 0, error)))
         {
           _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are a quantization of %s: "

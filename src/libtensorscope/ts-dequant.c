@@ -218,6 +218,26 @@ scale_min_k4 (const guint8 *p,
     }
 }
 
+/* The 8 sub-block scales of a Q4_K or Q5_K block: d (f16 at 0) times each
+ * scale, dmin (f16 at 2) times each minimum (12 bytes at 4) */
+static inline void
+k4_scales (const guint8 *in,
+           float        *dl,
+           float        *ml)
+{
+  float d = half_at (in);
+  float dmin = half_at (in + 2);
+
+  for (guint s = 0; s < 8; s++)
+    {
+      guint sc, m;
+
+      scale_min_k4 (in + 4, s, &sc, &m);
+      dl[s] = d * (float) sc;
+      ml[s] = dmin * (float) m;
+    }
+}
+
 /* Q4_K: d, dmin (f16), 12 bytes of scales and minimums of 32-value
  * sub-blocks, 128 bytes of nibbles (64 values per 32 bytes: low nibbles,
  * then high); value = (d * scale) * q - (dmin * min) */
@@ -228,18 +248,9 @@ dequant_q4_k (const guint8 *restrict in,
 {
   for (gsize b = 0; b < nb; b++, in += 144, y += 256)
     {
-      float d = half_at (in);
-      float dmin = half_at (in + 2);
       float dl[8], ml[8];
 
-      for (guint s = 0; s < 8; s++)
-        {
-          guint sc, m;
-
-          scale_min_k4 (in + 4, s, &sc, &m);
-          dl[s] = d * (float) sc;
-          ml[s] = dmin * (float) m;
-        }
+      k4_scales (in, dl, ml);
       for (guint g = 0; g < 4; g++)
         {
           const guint8 *q = in + 16 + 32 * g;
@@ -264,18 +275,9 @@ dequant_q5_k (const guint8 *restrict in,
   for (gsize b = 0; b < nb; b++, in += 176, y += 256)
     {
       const guint8 *qh = in + 16;
-      float d = half_at (in);
-      float dmin = half_at (in + 2);
       float dl[8], ml[8];
 
-      for (guint s = 0; s < 8; s++)
-        {
-          guint sc, m;
-
-          scale_min_k4 (in + 4, s, &sc, &m);
-          dl[s] = d * (float) sc;
-          ml[s] = dmin * (float) m;
-        }
+      k4_scales (in, dl, ml);
       for (guint g = 0; g < 4; g++)
         {
           const guint8 *q = in + 48 + 32 * g;
