@@ -58,13 +58,19 @@ REL_TOL_RMS = 1e-9
 gguf = None  # gguf-py, once the llama.cpp source is at hand
 
 
-def cli(*args, timeout=300):
-    return subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True, timeout=timeout)
+def cli(*args, timeout=300, env=None):
+    return subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
+                          env=None if env is None else {**os.environ, **env})
 
 
-def audit(source, target):
+# the audit's work in chunks of this many bytes (source + target rows), so
+# that a small tensor's tallies are merged from many chunks
+SMALL_CHUNKS = {"TENSORSCOPE_TEST_AUDIT_CHUNK_BYTES": "4096"}
+
+
+def audit(source, target, env=None):
     """(exit status, report or None, stderr)"""
-    r = cli("audit", source, target, "--json")
+    r = cli("audit", source, target, "--json", env=env)
     try:
         rep = json.loads(r.stdout)
     except ValueError:
@@ -115,8 +121,15 @@ def plant_zeros(folder):
             flat = bits.reshape(-1)
             flat[97::97] = 0x8000
             flat[:32] = 0
+        if name == ALL_ZERO:
+            bits[:] = 0
         items.append((name, dtype, bits))
     write_safetensors(p, items)
+
+
+# a whole weight of zeros: relative errors of 0 / 0 (and, tampered, x / 0)
+ALL_ZERO = "model.layers.1.self_attn.v_proj.weight"
+ALL_ZERO_GGUF = "blk.1.attn_v.weight"
 
 
 def values(t):
@@ -128,11 +141,26 @@ def tensors(path):
     return {t.name: t for t in gguf.GGUFReader(str(path)).tensors}
 
 
-def expected_stats(s, t):
+def rel_rms(err, src):
+    """sqrt(err / src), 0 for 0 / 0, Infinity for x / 0 (docs/audit-json.md)"""
+    if src > 0:
+        return math.sqrt(err / src)
+    return float("inf") if err > 0 else 0.0
+
+
+def expected_stats(s, t, row_len=None):
     """The contract's numbers for source values S and decoded target values T
-    (float32 arrays of one order)."""
+    (float32 arrays of one order; rows of ROW_LEN values)."""
     s = s.astype(np.float32, copy=False)
     t = t.astype(np.float32, copy=False)
+    if row_len is None:
+        row_len = s.size
+    fin_all = np.isfinite(s) & np.isfinite(t)
+    d_rows = np.where(fin_all, t.astype(np.float64) - s.astype(np.float64), 0).reshape(-1, row_len)
+    s_rows = np.where(fin_all, s.astype(np.float64), 0).reshape(-1, row_len)
+    row_err = [rel_rms(float(np.sum(d * d)), float(np.sum(x * x))) for d, x in zip(d_rows, s_rows)]
+    worst = max(row_err) if row_err else 0.0
+    worst_row = row_err.index(worst) if row_err else None
     same = (s == t) | (np.isnan(s) & np.isnan(t))
     fin = np.isfinite(s) & np.isfinite(t)
     d32 = np.abs(t[fin] - s[fin])                       # float32 arithmetic
@@ -154,6 +182,9 @@ def expected_stats(s, t):
         "rms_error": rms,
         "relative_rms_error": rms / rms_src if rms_src else (float("inf") if rms else 0.0),
         "zero_sources_changed": zero_changed,
+        "worst_row_error": worst,
+        "worst_row": worst_row,
+        "row_errors": row_err,
     }
 
 
@@ -163,7 +194,7 @@ def close(a, b, rel):
     return a is not None and b is not None and abs(a - b) <= rel * abs(b)
 
 
-def stats_problems(pair, exp):
+def stats_problems(pair, exp, check_row=True):
     """What differs between an audit pair object and the expected numbers."""
     bad = []
     if pair.get("n_values") != exp["n_values"]:
@@ -183,6 +214,13 @@ def stats_problems(pair, exp):
         v = num(pair.get(key))
         if not close(v, exp[key], REL_TOL_RMS):
             bad.append(f"{key} {pair.get(key)!r} != {exp[key]!r}")
+    wr = pair.get("worst_row") or {}
+    if not close(num(wr.get("relative_rms_error")), exp["worst_row_error"], REL_TOL_RMS):
+        bad.append(f"worst_row.relative_rms_error {wr.get('relative_rms_error')!r} != {exp['worst_row_error']!r}")
+    elif check_row and wr.get("row") != exp["worst_row"] and not (
+            isinstance(wr.get("row"), int) and 0 <= wr["row"] < len(exp["row_errors"])
+            and close(exp["row_errors"][wr["row"]], exp["worst_row_error"], REL_TOL_RMS)):
+        bad.append(f"worst_row.row {wr.get('row')!r} != {exp['worst_row']!r}")
     return bad
 
 
@@ -194,7 +232,7 @@ def values_check(rep):
     return next((c for c in (rep or {}).get("checks", []) if c.get("name") == "values"), None)
 
 
-def check_clean_run(label, code, rep, err, q_tensors, expect, source_dtype):
+def check_clean_run(label, code, rep, err, q_tensors, expect, source_dtype, check_row=True):
     """A run that must pass; returns {target name: pair} (or {})."""
     if rep is None:
         check(f"{label}: a JSON report", False, f"exit {code}: {err}")
@@ -219,7 +257,7 @@ def check_clean_run(label, code, rep, err, q_tensors, expect, source_dtype):
             continue
         p = pairs[name]
         probs = []
-        if p.get("source_dtype") != source_dtype:
+        if source_dtype is not None and p.get("source_dtype") != source_dtype:
             probs.append(f"source_dtype {p.get('source_dtype')!r} != {source_dtype!r}")
         if p.get("target_dtype") != qt:
             probs.append(f"target_dtype {p.get('target_dtype')!r} != {qt!r}")
@@ -227,7 +265,7 @@ def check_clean_run(label, code, rep, err, q_tensors, expect, source_dtype):
             probs.append(f"lossy {p.get('lossy')!r}")
         if p.get("status") != "pass":
             probs.append(f"status {p.get('status')!r} ({p.get('detail')})")
-        probs += stats_problems(p, expect[name])
+        probs += stats_problems(p, expect[name], check_row)
         if probs:
             bad.append(f"{name}: " + "; ".join(probs))
     check(f"{label}: every quantized pair's type, status and error statistics are numpy's",
@@ -247,7 +285,7 @@ def quantize(inp, out, ftype):
 def expectations(q_tensors, src_tensors):
     """{GGUF name: expected stats} for the quantized tensors of a file,
     against the same-named tensors of SRC (our BF16 GGUF)."""
-    return {name: expected_stats(values(src_tensors[name]), values(t))
+    return {name: expected_stats(values(src_tensors[name]), values(t), int(t.shape[0]))
             for name, t in q_tensors.items() if t.tensor_type.name not in PLAIN}
 
 
@@ -277,6 +315,26 @@ def expect_failure(label, code, rep, err, names):
               p.get("status") == "fail" and isinstance(p.get("detail"), str) and p.get("detail").strip() != "",
               f"status {p.get('status')!r}, detail {p.get('detail')!r}")
     return pairs
+
+
+def gguf_shape(t):
+    """a GGUFReader tensor's shape, slowest-varying first (numpy's order)"""
+    return [int(d) for d in reversed(t.shape)]
+
+
+def write_gguf(path, arrays):
+    """a GGUF with only general.architecture and ARRAYS {name: (data, raw type
+    or None for a float array)}, written by gguf-py's writer"""
+    w = gguf.GGUFWriter(str(path), "llama")
+    for name, (data, qtype) in arrays.items():
+        if qtype is None or qtype.name in PLAIN:
+            w.add_tensor(name, np.asarray(data), raw_dtype=None if qtype is None else qtype)
+        else:
+            w.add_tensor(name, data, raw_shape=data.shape, raw_dtype=qtype)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
 
 
 def checks_by_name(report):
@@ -342,7 +400,8 @@ def main():
         code, rep, err = audit(gg["f32"], q)
         check_clean_run(f"{ftype} gguf-to-gguf from F32", code, rep, err, qt, exp, "F32")
         code, rep, err = audit(ck, q)
-        ck_pairs = check_clean_run(f"{ftype} checkpoint-to-gguf", code, rep, err, qt, exp, "BF16")
+        # (rows in source coordinates: a Q/K tensor's worst row has another index)
+        ck_pairs = check_clean_run(f"{ftype} checkpoint-to-gguf", code, rep, err, qt, exp, "BF16", False)
         # the checkpoint run's numbers are the gguf-to-gguf run's, tensor by tensor
         diff = []
         for name in exp:
@@ -358,6 +417,9 @@ def main():
             for key in ("rms_error", "relative_rms_error"):
                 if not close(num(a.get(key)), num(b.get(key)), REL_TOL_RMS):
                     diff.append(f"{name}: {key} {a.get(key)!r} vs {b.get(key)!r}")
+            wa, wb = (a.get("worst_row") or {}).get("relative_rms_error"), (b.get("worst_row") or {}).get("relative_rms_error")
+            if not close(num(wa), num(wb), REL_TOL_RMS):
+                diff.append(f"{name}: worst_row.relative_rms_error {wa!r} vs {wb!r}")
         check(f"{ftype}: checkpoint-to-gguf numbers are the gguf-to-gguf run's for every quantized tensor",
               not diff, "; ".join(diff[:6]))
 
@@ -424,31 +486,117 @@ def main():
                 detail = pairs["blk.0.attn_q.weight"].get("detail") or ""
                 check("Q4_K_M of unpermuted attn_q: diagnosed as the permutation not applied",
                       "without the Q/K permutation: the permutation was not applied" in detail, detail)
+                code, report, err = audit(ck, q)
+                perm = checks_by_name(report).get("permutation", {})
+                check("Q4_K_M of unpermuted attn_q: the permutation check fails", perm.get("status") == "fail",
+                      f"{perm}")
                 others = [(n, p.get("status"), p.get("detail")) for n, p in pairs.items()
                           if n != "blk.0.attn_q.weight" and p.get("status") != "pass"]
                 check("Q4_K_M of unpermuted attn_q: every other pair passes", not others, f"{others[:4]}")
 
-    # (c) a Q4_K block whose scale d is a NaN: its 256 values decode to NaN
+    # (c) a Q4_K block whose scale d is a NaN, or an infinity: its 256
+    # values decode to NaN or infinities. The block is one of the last, and
+    # the audit works in small chunks, so its count is merged from a later
+    # chunk into earlier ones.
     if "Q4_K_M" in results:
         q, qt, _ = results["Q4_K_M"]
         t = qt["blk.1.ffn_up.weight"]
         check("Q4_K_M: blk.1.ffn_up.weight is Q4_K", t.tensor_type.name == "Q4_K", t.tensor_type.name)
-        nan_scale = WORK / "ckpt.Q4_K_M.nan-scale.gguf"
-        # block 3 (144 bytes each): d, the first f16, made a quiet NaN
-        patched_copy(q, nan_scale, [(int(t.data_offset) + 3 * 144, struct.pack("<H", 0x7e00))])
-        pairs = expect_failure("Q4_K block with a NaN scale", *audit(gg["bf16"], nan_scale),
-                               ["blk.1.ffn_up.weight"])
-        if pairs:
-            p = pairs["blk.1.ffn_up.weight"]
-            check("NaN scale: the block's 256 values are counted, the first at its index",
-                  p.get("n_mismatch") == 256 and (p.get("first_mismatch") or {}).get("index") == 3 * 256,
-                  f"n_mismatch {p.get('n_mismatch')}, first {p.get('first_mismatch')}")
-            check("NaN scale: the detail says NaN where the source is finite",
-                  "NaN or infinite in Q4_K where the source's are finite" in (p.get("detail") or ""),
-                  p.get("detail"))
+        block = t.n_bytes // 144 - 2
+        for label, bits in (("NaN", 0x7e00), ("infinite", 0x7c00)):
+            bad_scale = WORK / f"ckpt.Q4_K_M.{label}-scale.gguf"
+            # d, the block's first f16
+            patched_copy(q, bad_scale, [(int(t.data_offset) + block * 144, struct.pack("<H", bits))])
+            pairs = expect_failure(f"Q4_K block with a {label} scale", *audit(gg["bf16"], bad_scale, SMALL_CHUNKS),
+                                   ["blk.1.ffn_up.weight"])
+            if pairs:
+                p = pairs["blk.1.ffn_up.weight"]
+                first = (p.get("first_mismatch") or {}).get("index")
+                # an infinite d times a zero nibble with a zero minimum is a NaN, the
+                # others infinite: every value of the block, unless the source's is not finite
+                check(f"{label} scale: the block's 256 values are counted, the first at its index",
+                      p.get("n_mismatch") == 256 and first == block * 256,
+                      f"n_mismatch {p.get('n_mismatch')}, first {p.get('first_mismatch')}")
+                check(f"{label} scale: the detail says NaN or infinite where the source is finite",
+                      "NaN or infinite in Q4_K where the source's are finite" in (p.get("detail") or ""),
+                      p.get("detail"))
+
+    # (g) rows zeroed, or taken from another tensor: the tensor as a whole
+    # is still closer to its source than zeros, but those rows are not
+    if "Q4_K_M" in results:
+        q, qt, _ = results["Q4_K_M"]
+        t, other = qt["blk.0.ffn_up.weight"], qt["blk.0.ffn_gate.weight"]
+        row_bytes = int(t.shape[0]) // 256 * 144
+        n_rows = t.n_bytes // row_bytes
+        first, third = n_rows // 10, n_rows * 3 // 10
+        # the last 90 % of the rows zeroed; the first 30 % those of ffn_gate
+        for label, share, row0, data in (
+                ("zeroed", "90%", first, bytes(row_bytes * (n_rows - first))),
+                ("taken from ffn_gate", "30%", 0, other.data.tobytes()[:third * row_bytes])):
+            f = WORK / f"ckpt.Q4_K_M.rows-{label.split()[0]}.gguf"
+            patched_copy(q, f, [(int(t.data_offset) + row0 * row_bytes, data)])
+            exp = expected_stats(values(bf16["blk.0.ffn_up.weight"]), values(tensors(f)["blk.0.ffn_up.weight"]),
+                                 int(t.shape[0]))
+            check(f"rows {label}: the tensor's relative RMS error is below 1, a row's is not",
+                  exp["relative_rms_error"] < 1 <= exp["worst_row_error"],
+                  f"{exp['relative_rms_error']}, worst row {exp['worst_row_error']}")
+            pairs = expect_failure(f"Q4_K_M with {share} of blk.0.ffn_up.weight's rows {label}",
+                                   *audit(gg["bf16"], f), ["blk.0.ffn_up.weight"])
+            if pairs:
+                p = pairs["blk.0.ffn_up.weight"]
+                check(f"rows {label}: the detail names row {exp['worst_row']}",
+                      f"row {exp['worst_row']:,} is no closer to the source's values than zeros" in
+                      (p.get("detail") or ""), p.get("detail"))
+            expect_failure(f"Q4_K_M with {share} of blk.0.ffn_up.weight's rows {label}, checkpoint-to-gguf",
+                           *audit(ck, f), ["blk.0.ffn_up.weight"])
+
+    # (i) a source of zeros: its quantization is zeros (relative error 0,
+    # checked with the others above); a block made non-zero is infinitely far
+    if "Q4_K_M" in results:
+        q, qt, exp = results["Q4_K_M"]
+        t = qt[ALL_ZERO_GGUF]
+        check(f"{ALL_ZERO_GGUF}: a source of zeros, quantized to zeros",
+              exp[ALL_ZERO_GGUF]["relative_rms_error"] == 0 and not np.any(values(t)),
+              f"{exp[ALL_ZERO_GGUF]['relative_rms_error']}")
+        size = {"Q4_K": 144, "Q6_K": 210}.get(t.tensor_type.name)
+        check(f"{ALL_ZERO_GGUF} is Q4_K or Q6_K", size is not None, t.tensor_type.name)
+        if size:
+            f = WORK / "ckpt.Q4_K_M.zero-source.gguf"
+            # every byte of the first block 0x11: a scale and levels that are not 0
+            patched_copy(q, f, [(int(t.data_offset), b"\x11" * size)])
+            pairs = expect_failure("a source of zeros, a block made non-zero", *audit(gg["bf16"], f),
+                                   [ALL_ZERO_GGUF])
+            if pairs:
+                p = pairs[ALL_ZERO_GGUF]
+                check("a source of zeros: relative RMS error Infinity, in the tensor and its row 0",
+                      p.get("relative_rms_error") == "Infinity"
+                      and (p.get("worst_row") or {}).get("relative_rms_error") == "Infinity"
+                      and (p.get("worst_row") or {}).get("row") == 0, f"{p}")
+
+    # (j) the same audit in chunks of 4 KiB: every figure as in one chunk
+    if "Q4_K_M" in results:
+        q, qt, _ = results["Q4_K_M"]
+        _, whole, _ = audit(gg["bf16"], q)
+        code, chunked, err = audit(gg["bf16"], q, SMALL_CHUNKS)
+        a, b = pairs_by_target(whole), pairs_by_target(chunked)
+        diff = []
+        for name, p in a.items():
+            o = b.get(name, {})
+            for key in ("n_values", "n_changed", "n_mismatch", "max_abs_error", "max_rel_error", "status"):
+                if p.get(key) != o.get(key):
+                    diff.append(f"{name}: {key} {p.get(key)!r} vs {o.get(key)!r}")
+            for key in ("rms_error", "relative_rms_error"):
+                if not close(num(o.get(key)), num(p.get(key)), 1e-12):
+                    diff.append(f"{name}: {key} {p.get(key)!r} vs {o.get(key)!r}")
+            if (p.get("worst_row") or {}).get("row") != (o.get("worst_row") or {}).get("row"):
+                diff.append(f"{name}: worst_row {p.get('worst_row')!r} vs {o.get('worst_row')!r}")
+        check("Q4_K_M audited in 4 KiB chunks: the figures of one chunk per tensor", code == 0 and not diff and a,
+              f"exit {code}; {diff[:4]}")
 
     # (d) a type the audit does not decode (IQ3_S, a lattice type): its
-    # pairs are a warning, not a pass and not a failure
+    # pairs are a warning, not a pass and not a failure, as target and as
+    # source (the IQ3_S file against its values requantized to Q4_0 by
+    # gguf-py, which decodes IQ3_S): the warning names IQ3_S
     q = WORK / "ckpt.IQ3_S.gguf"
     if quantize(gg["bf16"], q, "IQ3_S"):
         qt = tensors(q)
@@ -466,6 +614,52 @@ def main():
             nc = checks_by_name(report).get("not-compared", {})
             check("IQ3_S: the not-compared check warns and names them",
                   nc.get("status") == "warn" and iq[0] in (nc.get("detail") or ""), f"{nc}")
+        requant = WORK / "ckpt.IQ3_S.requantized-q4_0.gguf"
+        write_gguf(requant, {n: (gguf.quants.quantize(values(t).reshape(gguf_shape(t)), gguf.GGMLQuantizationType.Q4_0), gguf.GGMLQuantizationType.Q4_0)
+                             if t.tensor_type.name == "IQ3_S" else (t.data, t.tensor_type)
+                             for n, t in qt.items()})
+        code, report, err = audit(q, requant)
+        pairs = pairs_by_target(report)
+        bad = [(n, pairs.get(n)) for n in iq if pairs.get(n, {}).get("status") != "warn"
+               or "cannot decode IQ3_S" not in (pairs.get(n, {}).get("detail") or "")]
+        check("IQ3_S source, Q4_0 target: exit 0, each pair a warning that names IQ3_S (not Q4_0)",
+              code == 0 and not bad, f"exit {code}: {bad[:2]}")
+
+    # (l) a quantized source against another quantized type: the Q4_K_M
+    # file requantized to Q4_0 by gguf-py (its quantize() from the decoded
+    # values), each side decoded, the statistics numpy's
+    if "Q4_K_M" in results:
+        q, qt, _ = results["Q4_K_M"]
+        requant = WORK / "ckpt.Q4_K_M.requantized-q4_0.gguf"
+        write_gguf(requant, {n: (gguf.quants.quantize(values(t).reshape(gguf_shape(t)), gguf.GGMLQuantizationType.Q4_0), gguf.GGMLQuantizationType.Q4_0)
+                             if t.tensor_type.name not in PLAIN else (values(t).reshape(gguf_shape(t)), None)
+                             for n, t in qt.items()})
+        rt = tensors(requant)
+        exp = {n: expected_stats(values(qt[n]), values(t), int(t.shape[0])) for n, t in rt.items()
+               if t.tensor_type.name not in PLAIN}
+        code, report, err = audit(q, requant)
+        pairs = check_clean_run("Q4_K_M requantized to Q4_0", code, report, err, rt, exp, None)
+        bad = [n for n in exp if pairs.get(n, {}).get("source_dtype") not in ("Q4_K", "Q6_K")
+               or pairs.get(n, {}).get("comparison") != "decoded"]
+        check("Q4_K_M requantized to Q4_0: each pair is Q4_K or Q6_K to Q4_0, decoded on both sides", not bad,
+              f"{[(n, pairs.get(n)) for n in bad[:2]]}")
+
+    # (m) an integer type changed (I64 to I32, a value truncated): not a
+    # question of decoding, a pair that cannot be compared, and a failure
+    src_dir, tgt_dir = WORK / "int-source", WORK / "int-target"
+    for d, (st_dtype, arr) in ((src_dir, ("I64", np.array([1, 2 ** 40, 3, -5], "<i8"))),
+                               (tgt_dir, ("I32", np.array([1, 0, 3, -5], "<i4")))):
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir()
+        write_safetensors(d / "model.safetensors", [("x", st_dtype, arr)])
+    code, report, err = audit(src_dir / "model.safetensors", tgt_dir / "model.safetensors")
+    pairs = expect_failure("I64 to I32", code, report, err, ["x"])
+    if pairs:
+        nc = checks_by_name(report).get("not-compared", {})
+        check("I64 to I32: the pair cannot compare I64 values with I32 values, and not-compared fails",
+              "cannot compare I64 values with I32 values" in (pairs["x"].get("detail") or "")
+              and nc.get("status") == "fail" and "x" in (nc.get("detail") or ""),
+              f"{pairs['x'].get('detail')!r}; {nc}")
 
     # (f) the file type's name, as `inspect` prints it, is llama.h's for
     # every value of enum llama_ftype: general.file_type of the BF16 GGUF
@@ -521,10 +715,12 @@ def main():
             if bump is None:
                 check(f"Q4_K_M source, {label} F32 target: exit 0, passed",
                       code == 0 and report and report.get("passed") is True, f"exit {code}: {err[-300:]}")
+                # a decoded value is a float32: F32 holds it, nothing is lossy
                 bad = [n for n in quantized if pairs.get(n, {}).get("status") != "pass"
-                       or pairs.get(n, {}).get("comparison") != "encoded"]
+                       or pairs.get(n, {}).get("comparison") != "encoded"
+                       or pairs.get(n, {}).get("lossy") is not False]
                 check(f"Q4_K_M source, {label} F32 target: the quantized tensors are decoded and held "
-                      "exactly (comparison encoded, pass)", not bad, f"{[(n, pairs.get(n)) for n in bad[:2]]}")
+                      "exactly (comparison encoded, not lossy, pass)", not bad, f"{[(n, pairs.get(n)) for n in bad[:2]]}")
             else:
                 expect_failure(f"Q4_K_M source, {label}", code, report, err, [bump])
                 p = pairs.get(bump, {})

@@ -20,6 +20,7 @@
 
 #include "ts-audit-private.h"
 #include "ts-dequant-private.h"
+#include "ts-le-private.h"
 
 #define CHUNK_BYTES (4u << 20)
 #define PREFETCH_CHUNKS 4
@@ -42,6 +43,8 @@ typedef struct
   double  sum_sq_error;   /* over the values finite on both sides */
   double  sum_sq_source;
   guint64 n_finite;
+  double  worst_row_error;   /* the largest relative RMS error of a row */
+  guint64 worst_row;         /* its row, in source coordinates */
   guint64 first_index;
   guint64 first_row;
   guint64 first_col;
@@ -82,29 +85,12 @@ typedef struct
   guint8 *expected;
 } Scratch;
 
-static inline guint16
-load_u16 (const guint8 *p)
-{
-  guint16 v;
-
-  memcpy (&v, p, sizeof v);
-  return GUINT16_FROM_LE (v);
-}
-
-static inline guint32
-load_u32 (const guint8 *p)
-{
-  guint32 v;
-
-  memcpy (&v, p, sizeof v);
-  return GUINT32_FROM_LE (v);
-}
-
 static void
 tally_init (Tally *t)
 {
   memset (t, 0, sizeof *t);
   t->first_index = TS_AUDIT_NO_INDEX;
+  t->worst_row = TS_AUDIT_NO_INDEX;
 }
 
 static gboolean
@@ -119,8 +105,10 @@ static gboolean
 is_exact (TsDType sdt,
           TsDType tdt)
 {
+  /* every decoded block value is a float32 */
   if (tdt == TS_DTYPE_F32)
-    return sdt == TS_DTYPE_F32 || sdt == TS_DTYPE_F16 || sdt == TS_DTYPE_BF16;
+    return sdt == TS_DTYPE_F32 || sdt == TS_DTYPE_F16 || sdt == TS_DTYPE_BF16 ||
+           _ts_dequantize_supported (sdt);
   return (tdt == TS_DTYPE_F16 || tdt == TS_DTYPE_BF16) && sdt == tdt;
 }
 
@@ -237,13 +225,28 @@ choose_kind (TsDType      sdt,
   return TRUE;
 }
 
-gboolean
-_ts_compare_types_supported (TsDType sdt,
-                             TsDType tdt)
+/* A block type the audit does not decode (IQ2_XXS, say) */
+static gboolean
+is_undecodable_block (TsDType dtype)
+{
+  const TsDTypeInfo *info = ts_dtype_get_info (dtype);
+
+  return info != NULL && info->block_size > 1 && !is_decodable (dtype);
+}
+
+TsDType
+_ts_compare_undecodable_type (TsDType sdt,
+                              TsDType tdt)
 {
   CompareKind kind;
 
-  return choose_kind (sdt, tdt, &kind);
+  if (choose_kind (sdt, tdt, &kind))
+    return TS_DTYPE_UNKNOWN;
+  if (is_undecodable_block (sdt))
+    return sdt;
+  if (is_undecodable_block (tdt))
+    return tdt;
+  return TS_DTYPE_UNKNOWN;
 }
 
 static gboolean
@@ -404,14 +407,14 @@ fast_row_equal (TsCompareJob *job,
   if (job->tdt == TS_DTYPE_BF16)
     for (gsize i = 0; i < job->cols; i++)
       {
-        guint16 h = load_u16 (sp + 2 * i);
+        guint16 h = ts_le_u16 (sp + 2 * i);
         guint16 q = (h & 0x7fffu) > 0x7f80u ? (guint16) (h | 0x40u) : h;
 
-        diff |= (guint32) (q ^ load_u16 (tp + 2 * i));
+        diff |= (guint32) (q ^ ts_le_u16 (tp + 2 * i));
       }
   else if (job->tdt == TS_DTYPE_F32)
     for (gsize i = 0; i < job->cols; i++)
-      diff |= ((guint32) load_u16 (sp + 2 * i) << 16) ^ load_u32 (tp + 4 * i);
+      diff |= ((guint32) ts_le_u16 (sp + 2 * i) << 16) ^ ts_le_u32 (tp + 4 * i);
   else
     return FALSE;
   return diff == 0;
@@ -426,9 +429,9 @@ unit_bits (TsDType       dtype,
     case 1:
       return p[0];
     case 2:
-      return load_u16 (p);
+      return ts_le_u16 (p);
     case 4:
-      return load_u32 (p);
+      return ts_le_u32 (p);
     case 8:
       {
         guint64 v;
@@ -522,6 +525,20 @@ scan_row (TsCompareJob *job,
     }
 }
 
+/* Remembers the row with the largest error (the first of equal ones) */
+static void
+worst_row (Tally   *t,
+           guint64  row,
+           double   error)
+{
+  if (t->worst_row == TS_AUDIT_NO_INDEX || error > t->worst_row_error ||
+      (error == t->worst_row_error && row < t->worst_row))
+    {
+      t->worst_row_error = error;
+      t->worst_row = row;
+    }
+}
+
 /* A value not finite on one side (the rare path of tally_errors()). A
  * decoded value that is not finite where the source's is counts as a
  * mismatch: no quantizer makes one of a finite value (a NaN or infinite
@@ -610,6 +627,7 @@ tally_errors (TsCompareJob *job,
   t->n_finite += n_finite;
   t->sum_sq_error += e0 + e1;
   t->sum_sq_source += s0 + s1;
+  worst_row (t, srow, relative_rms (e0 + e1, s0 + s1));
 }
 
 /* Builds the expected encoding of target row @row; NULL if the fast path
@@ -757,6 +775,7 @@ typedef struct
   long               page_size;
   guint              prefetch_ahead;  /* chunks: threads + PREFETCH_CHUNKS */
   gulong             chunk_delay_us;  /* test hook: a pause after each chunk */
+  guint64            chunk_bytes;     /* CHUNK_BYTES, or smaller for the tests */
   TsCompareProgress  progress;
   gpointer           progress_data;
   GCancellable      *cancellable;
@@ -767,7 +786,7 @@ add_chunks (Runner       *runner,
             TsCompareJob *job)
 {
   guint64 row_bytes = job->s_row_bytes + job->t_row_bytes;
-  guint64 step = MAX (1, CHUNK_BYTES / MAX (row_bytes, 1));
+  guint64 step = MAX (1, runner->chunk_bytes / MAX (row_bytes, 1));
 
   /* a permuted tensor is cut at head boundaries, so a chunk's source
    * rows are the same range as its target rows */
@@ -839,6 +858,8 @@ tally_merge (Tally       *into,
   into->sum_sq_error += from->sum_sq_error;
   into->sum_sq_source += from->sum_sq_source;
   into->n_finite += from->n_finite;
+  if (from->worst_row != TS_AUDIT_NO_INDEX)
+    worst_row (into, from->worst_row, from->worst_row_error);
   if (from->first_index < into->first_index)
     {
       Tally sums = *into;
@@ -851,6 +872,8 @@ tally_merge (Tally       *into,
       into->sum_sq_error = sums.sum_sq_error;
       into->sum_sq_source = sums.sum_sq_source;
       into->n_finite = sums.n_finite;
+      into->worst_row_error = sums.worst_row_error;
+      into->worst_row = sums.worst_row;
     }
 }
 
@@ -916,6 +939,8 @@ store_results (TsCompareJob *job)
   pair->max_rel_error = t->max_rel;
   pair->rms_error = t->n_finite > 0 ? sqrt (t->sum_sq_error / (double) t->n_finite) : 0;
   pair->relative_rms_error = relative_rms (t->sum_sq_error, t->sum_sq_source);
+  pair->worst_row_error = t->worst_row_error;
+  pair->worst_row = t->worst_row;
   pair->first_index = t->first_index;
   pair->first_row = t->first_row;
   pair->first_col = t->first_col;
@@ -946,6 +971,10 @@ _ts_compare_run (GPtrArray          *jobs,
   /* for the UI tests: an audit slow enough to be closed while it runs */
   if (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US") != NULL)
     runner.chunk_delay_us = (gulong) g_ascii_strtoull (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US"), NULL, 10);
+  /* for the tests: tensors cut into many chunks, whose tallies merge */
+  runner.chunk_bytes = CHUNK_BYTES;
+  if (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_BYTES") != NULL)
+    runner.chunk_bytes = MAX (1, g_ascii_strtoull (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_BYTES"), NULL, 10));
   g_mutex_init (&runner.lock);
   for (guint i = 0; i < jobs->len; i++)
     add_chunks (&runner, g_ptr_array_index (jobs, i));

@@ -14,10 +14,11 @@ G_BEGIN_DECLS
 
 #define TS_AUDIT_NO_INDEX G_MAXUINT64
 
-/* A decoded tensor fails when its error is as large as the values
- * themselves: zeros would be as close, and every quantizer can write
- * zeros (a block scale of 0), so no quantization of this source is so
- * far from it. */
+/* A decoded tensor fails when the error of a row is as large as its
+ * values: zeros would be as close, and every type decoded can write zeros
+ * (a block scale of 0), so no quantizer that rounds to the nearest level
+ * is so far from it. Row by row, so that rows zeroed or taken from
+ * another tensor do not hide among good ones. */
 #define TS_AUDIT_DECODED_MAX_ERROR 1.0
 
 typedef enum
@@ -47,6 +48,8 @@ struct _TsAuditPair
   double         max_rel_error;
   double         rms_error;           /* lossy pairs, over the finite values */
   double         relative_rms_error;  /* rms_error / RMS of the source */
+  double         worst_row_error;     /* the largest relative RMS error of a row */
+  guint64        worst_row;           /* its row (source coordinates) */
   TsAuditComparison comparison;
 
   /* first mismatch, source coordinates */
@@ -99,8 +102,10 @@ typedef void (*TsCompareProgress) (gpointer    user_data,
                                    guint64     bytes_done,
                                    const char *tensor);
 
-/* TRUE if the audit can hold values of @sdt to @tdt (decodes them) */
-gboolean        _ts_compare_types_supported (TsDType      sdt,
+/* The side's type that keeps a pair from being compared because the
+ * audit does not decode it (a block type such as IQ2_XXS); UNKNOWN if the
+ * pair can be compared, or cannot for another reason */
+TsDType         _ts_compare_undecodable_type (TsDType     sdt,
                                           TsDType         tdt);
 /* NULL (and @detail set) if the pair cannot be compared value by value */
 TsCompareJob   *_ts_compare_job_new      (TsAuditPair    *pair,

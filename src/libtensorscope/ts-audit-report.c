@@ -270,6 +270,7 @@ static void
 ts_audit_pair_init (TsAuditPair *self)
 {
   self->first_index = TS_AUDIT_NO_INDEX;
+  self->worst_row = TS_AUDIT_NO_INDEX;
   self->status = TS_AUDIT_PASS;
 }
 
@@ -807,6 +808,29 @@ ts_audit_report_get_size_rows (TsAuditReport *self)
   return G_LIST_MODEL (self->size_rows);
 }
 
+/**
+ * ts_audit_report_get_n_decoded:
+ *
+ * Returns: the pairs whose target was decoded and measured (a quantized
+ * type the audit cannot re-derive), not compared exactly
+ */
+guint
+ts_audit_report_get_n_decoded (TsAuditReport *self)
+{
+  GListModel *model;
+  guint n = 0;
+
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), 0);
+  model = G_LIST_MODEL (self->pairs);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(TsAuditPair) pair = g_list_model_get_item (model, i);
+
+      n += pair->comparison == TS_AUDIT_COMPARISON_DECODED;
+    }
+  return n;
+}
+
 gboolean
 ts_audit_report_get_passed (TsAuditReport *self)
 {
@@ -994,6 +1018,14 @@ build_pair (JsonBuilder *b,
   add_double (b, "max_rel_error", pair->max_rel_error);
   add_double (b, "rms_error", pair->rms_error);
   add_double (b, "relative_rms_error", pair->relative_rms_error);
+  if (pair->lossy && pair->worst_row != TS_AUDIT_NO_INDEX)
+    {
+      json_builder_set_member_name (b, "worst_row");
+      json_builder_begin_object (b);
+      add_int (b, "row", (gint64) pair->worst_row);
+      add_double (b, "relative_rms_error", pair->worst_row_error);
+      json_builder_end_object (b);
+    }
   add_string (b, "comparison", comparison_nick (pair->comparison));
   json_builder_end_object (b);
 }
@@ -1216,8 +1248,9 @@ text_pair_detail (GString     *out,
       g_autofree char *changed = _ts_audit_format_count (pair->n_changed);
 
       g_string_append_printf (out, "          lossy: %s values changed, max abs error %.3g, "
-                              "max rel error %.3g, relative RMS error %.3g\n", changed,
-                              pair->max_abs_error, pair->max_rel_error, pair->relative_rms_error);
+                              "max rel error %.3g, relative RMS error %.3g (%.3g in the worst row)\n",
+                              changed, pair->max_abs_error, pair->max_rel_error, pair->relative_rms_error,
+                              pair->worst_row_error);
     }
 }
 
@@ -1306,7 +1339,11 @@ ts_audit_report_to_text (TsAuditReport *self)
   text_checks (out, self);
   text_pairs (out, self);
   text_size (out, self);
-  if (ts_audit_report_get_passed (self))
+  if (ts_audit_report_get_passed (self) && ts_audit_report_get_n_decoded (self) > 0)
+    g_string_append_printf (out, "\nPASS: every value compared exactly is what its output type promises, "
+                            "and every row of the %u quantized tensors is closer to its source than zeros.\n",
+                            ts_audit_report_get_n_decoded (self));
+  else if (ts_audit_report_get_passed (self))
     g_string_append (out, "\nPASS: every learned value is preserved as its output type promises.\n");
   else if (n_failed == 0)
     g_string_append (out, "\nFAIL: see the failed checks above.\n");

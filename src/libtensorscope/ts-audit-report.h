@@ -135,6 +135,7 @@ GListModel  *ts_audit_report_get_size_rows    (TsAuditReport *self);
 /* TRUE when no check failed: every learned value is preserved as its
  * output type promises */
 gboolean     ts_audit_report_get_passed       (TsAuditReport *self);
+guint        ts_audit_report_get_n_decoded    (TsAuditReport *self);
 /* wall time of the value comparison, in seconds */
 double       ts_audit_report_get_elapsed      (TsAuditReport *self);
 guint64      ts_audit_report_get_bytes_read   (TsAuditReport *self);

@@ -540,6 +540,7 @@ pair_up (AuditRun    *run,
   guint heads = permute != TS_PERMUTE_NONE ? ts_arch_permute_heads (run->config, permute) : 0;
   g_autofree char *detail = NULL;
   TsCompareJob *job;
+  TsDType undecodable;
 
   g_hash_table_insert (run->claimed, (gpointer) ts_tensor_get_name (target), pair);
   run->n_matched++;
@@ -550,11 +551,12 @@ pair_up (AuditRun    *run,
   check_type (run, pair, source, target);
   if (!check_shape (run, pair, source, target))
     return;
-  if (!_ts_compare_types_supported (ts_tensor_get_dtype (source), ts_tensor_get_dtype (target)))
+  undecodable = _ts_compare_undecodable_type (ts_tensor_get_dtype (source), ts_tensor_get_dtype (target));
+  if (undecodable != TS_DTYPE_UNKNOWN)
     {
       /* no value is known to be lost: the audit cannot tell */
       _ts_audit_pair_set_detail (pair, TS_AUDIT_WARN, _("values not compared: the audit cannot "
-                                 "decode %s"), ts_tensor_get_dtype_name (target));
+                                 "decode %s"), ts_dtype_get_name (undecodable));
       list_add (run->undecodable_list, run->n_undecodable++, ts_tensor_get_name (target));
       return;
     }
@@ -777,6 +779,13 @@ find_extra (AuditRun *run)
 
 /* ----------------------------------------------------------- diagnosis */
 
+static TsAuditPair *
+job_pair (AuditRun     *run,
+          TsCompareJob *job)
+{
+  return g_hash_table_lookup (run->claimed, ts_tensor_get_name (_ts_compare_job_get_target (job)));
+}
+
 static gboolean
 diagnose_permutation (TsCompareJob *job,
                       TsAuditPair  *pair)
@@ -892,15 +901,17 @@ diagnose (AuditRun     *run,
  * quantization of the right values from one of others */
 #define DECODED_DIAGNOSIS_ROWS 256
 
-/* Another source (or none permuted) is a diagnosis when its error is
- * within the bound and at most half the pair's own. */
+/* Another source (or none permuted) is a diagnosis when its error over
+ * the first @rows rows is within the bound and at most half the pair's
+ * own there. */
 static gboolean
 closer_variant (TsCompareJob *job,
                 TsTensor     *source,
                 guint         heads,
+                guint64       rows,
                 double        error)
 {
-  double e = _ts_compare_job_variant_error (job, source, heads, DECODED_DIAGNOSIS_ROWS);
+  double e = _ts_compare_job_variant_error (job, source, heads, rows);
 
   return e < TS_AUDIT_DECODED_MAX_ERROR && e <= error / 2;
 }
@@ -913,10 +924,18 @@ diagnose_decoded (AuditRun     *run,
   TsTensor *source = _ts_compare_job_get_source (job);
   guint heads = _ts_compare_job_get_permute_heads (job);
   g_autoptr(GPtrArray) candidates = NULL;
-  /* the same rows the variants see */
-  double error = _ts_compare_job_variant_error (job, source, heads, DECODED_DIAGNOSIS_ROWS);
+  guint64 rows = DECODED_DIAGNOSIS_ROWS;
+  double error;
 
-  if (heads > 0 && closer_variant (job, source, 0, error))
+  /* whole heads, and the same rows for every variant */
+  if (heads > 0 && _ts_compare_job_get_n_rows (job) % heads == 0)
+    {
+      guint64 per_head = _ts_compare_job_get_n_rows (job) / heads;
+
+      rows = (rows + per_head - 1) / per_head * per_head;
+    }
+  error = _ts_compare_job_variant_error (job, source, heads, rows);
+  if (heads > 0 && closer_variant (job, source, 0, rows, error))
     {
       _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are a quantization of the "
                                  "source rows without the Q/K permutation: the permutation was not applied"));
@@ -927,7 +946,8 @@ diagnose_decoded (AuditRun     *run,
     {
       TsTensor *other = g_ptr_array_index (candidates, i);
 
-      if (closer_variant (job, other, heads, error) || (heads > 0 && closer_variant (job, other, 0, error)))
+      if (closer_variant (job, other, heads, rows, error) ||
+          (heads > 0 && closer_variant (job, other, 0, rows, error)))
         {
           _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are a quantization of %s: "
                                      "tensors swapped or misnamed"), ts_tensor_get_name (other));
@@ -937,11 +957,11 @@ diagnose_decoded (AuditRun     *run,
 }
 
 /* A decoded tensor's values fail: not finite where the source's are, or
- * no closer to them than zeros */
+ * a row no closer to them than zeros */
 static gboolean
 decoded_failed (TsAuditPair *pair)
 {
-  return pair->n_mismatch > 0 || !(pair->relative_rms_error < TS_AUDIT_DECODED_MAX_ERROR);
+  return pair->n_mismatch > 0 || !(pair->worst_row_error < TS_AUDIT_DECODED_MAX_ERROR);
 }
 
 /* A tensor in a type the audit decodes but cannot re-derive: its values
@@ -961,15 +981,18 @@ evaluate_decoded (AuditRun     *run,
     }
   else if (decoded_failed (pair))
     {
-      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("the values are no closer to the source's "
-                                 "than zeros (relative RMS error %.3g): not a quantization of them"),
-                                 pair->relative_rms_error);
+      g_autofree char *row = _ts_audit_format_count (pair->worst_row);
+
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_FAIL, _("row %s is no closer to the source's values "
+                                 "than zeros (relative RMS error %.3g; %.3g over the tensor)"),
+                                 row, pair->worst_row_error, pair->relative_rms_error);
       diagnose_decoded (run, job, pair);
     }
   else
-    _ts_audit_pair_set_detail (pair, TS_AUDIT_PASS, _("decoded from %s: relative RMS error %.3g, "
-                               "max abs error %.3g (the quantizer's rounding is not re-derived)"),
-                               pair->target_dtype, pair->relative_rms_error, pair->max_abs_error);
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_PASS, _("decoded from %s: relative RMS error %.3g "
+                               "(%.3g in the worst row), max abs error %.3g (the quantizer's rounding "
+                               "is not re-derived)"), pair->target_dtype, pair->relative_rms_error,
+                               pair->worst_row_error, pair->max_abs_error);
 }
 
 static void
@@ -978,8 +1001,7 @@ evaluate_jobs (AuditRun *run)
   for (guint i = 0; i < run->jobs->len; i++)
     {
       TsCompareJob *job = g_ptr_array_index (run->jobs, i);
-      TsTensor *target = _ts_compare_job_get_target (job);
-      TsAuditPair *pair = g_hash_table_lookup (run->claimed, ts_tensor_get_name (target));
+      TsAuditPair *pair = job_pair (run, job);
 
       if (_ts_compare_job_is_decoded (job))
         evaluate_decoded (run, job, pair);
@@ -1050,13 +1072,6 @@ add_type_check (AuditRun *run)
     _ts_audit_report_add_check (run->report, "tensor-types", TS_AUDIT_PASS,
                                 _("norms and 1-D tensors F32, the others %s (general.file_type)"),
                                 ts_dtype_get_name (run->out_type));
-}
-
-static TsAuditPair *
-job_pair (AuditRun     *run,
-          TsCompareJob *job)
-{
-  return g_hash_table_lookup (run->claimed, ts_tensor_get_name (_ts_compare_job_get_target (job)));
 }
 
 /* the pairs compared exactly (encoded or byte for byte) */
@@ -1131,6 +1146,36 @@ add_lossy_check (AuditRun *run)
     }
 }
 
+/* Pairs not compared: a failure if their types could be compared, a
+ * warning if a type is one the audit does not decode */
+static void
+add_not_compared_check (AuditRun *run)
+{
+  g_autoptr(GString) detail = g_string_new (NULL);
+
+  if (run->n_uncompared > 0)
+    g_string_append_printf (detail, g_dngettext (GETTEXT_PACKAGE,
+                                                 "%u tensor pair could not be compared value by value "
+                                                 "(see the tensors): %s",
+                                                 "%u tensor pairs could not be compared value by value "
+                                                 "(see the tensors): %s", run->n_uncompared),
+                            run->n_uncompared, run->uncompared_list->str);
+  if (run->n_undecodable > 0)
+    {
+      if (detail->len > 0)
+        g_string_append (detail, "; ");
+      g_string_append_printf (detail, g_dngettext (GETTEXT_PACKAGE,
+                                                   "%u tensor is in a type the audit cannot decode, so its "
+                                                   "values were not compared: %s",
+                                                   "%u tensors are in types the audit cannot decode, so "
+                                                   "their values were not compared: %s", run->n_undecodable),
+                              run->n_undecodable, run->undecodable_list->str);
+    }
+  if (detail->len > 0)
+    _ts_audit_report_add_check (run->report, "not-compared",
+                                run->n_uncompared > 0 ? TS_AUDIT_FAIL : TS_AUDIT_WARN, "%s", detail->str);
+}
+
 /* Tensors in a type decoded but not re-derived (K-quants, Q4_0, …): how
  * far from the source they are, per type. */
 static void
@@ -1138,64 +1183,56 @@ add_quantized_check (AuditRun *run)
 {
   g_autoptr(GString) failed = g_string_new (NULL);
   g_autoptr(GString) types = g_string_new (NULL);
-  g_autoptr(GArray) seen = g_array_new (FALSE, FALSE, sizeof (TsDType));
+  guint count[TS_DTYPE_N_TYPES] = { 0 };
+  double worst[TS_DTYPE_N_TYPES] = { 0 };
   guint n_decoded = 0, n_failed = 0;
 
   for (guint i = 0; i < run->jobs->len; i++)
     {
       TsCompareJob *job = g_ptr_array_index (run->jobs, i);
+      TsAuditPair *pair = job_pair (run, job);
       TsDType dtype = ts_tensor_get_dtype (_ts_compare_job_get_target (job));
-      double worst = 0;
-      guint count = 0;
-      gboolean known = FALSE;
 
       if (!_ts_compare_job_is_decoded (job))
         continue;
       n_decoded++;
-      if (decoded_failed (job_pair (run, job)))
-        list_add (failed, n_failed++, job_pair (run, job)->target_name);
-      for (guint k = 0; k < seen->len && !known; k++)
-        known = g_array_index (seen, TsDType, k) == dtype;
-      if (known)
-        continue;
-      g_array_append_val (seen, dtype);
-      /* each type once, with its count and worst passing error */
-      for (guint j = i; j < run->jobs->len; j++)
-        {
-          TsCompareJob *other = g_ptr_array_index (run->jobs, j);
-          TsAuditPair *pair = job_pair (run, other);
-
-          if (!_ts_compare_job_is_decoded (other) ||
-              ts_tensor_get_dtype (_ts_compare_job_get_target (other)) != dtype)
-            continue;
-          count++;
-          if (!decoded_failed (pair))
-            worst = MAX (worst, pair->relative_rms_error);
-        }
-      g_string_append_printf (types, "%s%s: ", types->len ? "; " : "", ts_dtype_get_name (dtype));
-      /* TRANSLATORS: after a type name: "Q4_K: 12 tensors, relative RMS error at most 0.0934" */
-      g_string_append_printf (types, g_dngettext (GETTEXT_PACKAGE, "%u tensor, relative RMS error at most %.3g",
-                                                  "%u tensors, relative RMS error at most %.3g", count),
-                              count, worst);
+      count[dtype]++;
+      if (decoded_failed (pair))
+        list_add (failed, n_failed++, pair->target_name);
+      else
+        worst[dtype] = MAX (worst[dtype], pair->worst_row_error);
     }
   if (n_decoded == 0)
     return;
+  for (guint t = 0; t < TS_DTYPE_N_TYPES; t++)
+    {
+      if (count[t] == 0)
+        continue;
+      g_string_append_printf (types, "%s%s: ", types->len ? "; " : "", ts_dtype_get_name (t));
+      /* TRANSLATORS: after a type name: "Q4_K: 12 tensors, a row's relative RMS error at most 0.0934" */
+      g_string_append_printf (types, g_dngettext (GETTEXT_PACKAGE,
+                                                  "%u tensor, a row's relative RMS error at most %.3g",
+                                                  "%u tensors, a row's relative RMS error at most %.3g",
+                                                  count[t]),
+                              count[t], worst[t]);
+    }
   if (n_failed > 0)
     _ts_audit_report_add_check (run->report, "quantized", TS_AUDIT_FAIL,
                                 g_dngettext (GETTEXT_PACKAGE,
-                                             "%u quantized tensor is no closer to its source than zeros: %s",
-                                             "%u quantized tensors are no closer to their source than zeros: %s",
+                                             "%u quantized tensor has values no closer to its source than zeros: %s",
+                                             "%u quantized tensors have values no closer to their source than zeros: %s",
                                              n_failed),
                                 n_failed, failed->str);
   else
     _ts_audit_report_add_check (run->report, "quantized", TS_AUDIT_PASS,
                                 g_dngettext (GETTEXT_PACKAGE,
                                              "%u tensor in a type the audit decodes but cannot re-derive "
-                                             "(the quantizer chooses its rounding), each value measured "
-                                             "against its source: %s",
+                                             "(the quantizer chooses its rounding): every row closer to "
+                                             "its source than zeros (relative RMS error below 1): %s",
                                              "%u tensors in types the audit decodes but cannot re-derive "
-                                             "(the quantizer chooses their rounding), each value measured "
-                                             "against its source: %s", n_decoded),
+                                             "(the quantizer chooses their rounding): every row closer to "
+                                             "its source than zeros (relative RMS error below 1): %s",
+                                             n_decoded),
                                 n_decoded, types->str);
 }
 
@@ -1232,7 +1269,7 @@ add_value_checks (AuditRun *run)
     /* nothing to vouch for: the pairing checks say why */
     _ts_audit_report_add_check (run->report, "values", TS_AUDIT_WARN,
                                 _("no value was compared: no tensor of the target has a source "
-                                "tensor it can be compared with (see the checks above)"));
+                                "tensor it can be compared with (see the other checks)"));
   else if (n_failed == 0)
     {
       g_autofree char *count = _ts_audit_format_count (n_values);
@@ -1250,22 +1287,7 @@ add_value_checks (AuditRun *run)
                                 g_dngettext (GETTEXT_PACKAGE, "%u tensor holds values other than promised: %s",
                                              "%u tensors hold values other than promised: %s", n_failed),
                                 n_failed, failed->str);
-  if (run->n_uncompared > 0)
-    _ts_audit_report_add_check (run->report, "not-compared", TS_AUDIT_FAIL,
-                                g_dngettext (GETTEXT_PACKAGE,
-                                             "%u tensor pair could not be compared value by value "
-                                             "(see the tensors): %s",
-                                             "%u tensor pairs could not be compared value by value "
-                                             "(see the tensors): %s", run->n_uncompared),
-                                run->n_uncompared, run->uncompared_list->str);
-  else if (run->n_undecodable > 0)
-    _ts_audit_report_add_check (run->report, "not-compared", TS_AUDIT_WARN,
-                                g_dngettext (GETTEXT_PACKAGE,
-                                             "%u tensor is in a type the audit cannot decode, so its "
-                                             "values were not compared: %s",
-                                             "%u tensors are in types the audit cannot decode, so "
-                                             "their values were not compared: %s", run->n_undecodable),
-                                run->n_undecodable, run->undecodable_list->str);
+  add_not_compared_check (run);
   add_lossy_check (run);
   add_quantized_check (run);
   if (run->rope_detail != NULL)

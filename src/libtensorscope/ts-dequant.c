@@ -19,19 +19,13 @@
 #include <string.h>
 
 #include "ts-dequant-private.h"
+#include "ts-le-private.h"
 #include "ts-vector-private.h"
 
 static inline float
 half_at (const guint8 *p)
 {
-  return ts_f16_to_f32 ((guint16) (p[0] | (p[1] << 8)));
-}
-
-static inline guint32
-u32_at (const guint8 *p)
-{
-  return (guint32) p[0] | ((guint32) p[1] << 8) |
-         ((guint32) p[2] << 16) | ((guint32) p[3] << 24);
+  return ts_f16_to_f32 (ts_le_u16 (p));
 }
 
 /* ------------------------------------------------ 32-value blocks */
@@ -87,7 +81,7 @@ dequant_q5_0 (const guint8 *restrict in,
     {
       const guint8 *qs = in + 6;
       float d = half_at (in);
-      guint32 qh = u32_at (in + 2);
+      guint32 qh = ts_le_u32 (in + 2);
 
       for (guint j = 0; j < 16; j++)
         {
@@ -111,7 +105,7 @@ dequant_q5_1 (const guint8 *restrict in,
       const guint8 *qs = in + 8;
       float d = half_at (in);
       float m = half_at (in + 2);
-      guint32 qh = u32_at (in + 4);
+      guint32 qh = ts_le_u32 (in + 4);
 
       for (guint j = 0; j < 16; j++)
         {

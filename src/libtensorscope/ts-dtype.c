@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ts-dtype.h"
+#include "ts-le-private.h"
 #include "ts-vector-private.h"
 
 /* Block sizes and bytes per block follow ggml's type traits; sub-byte
@@ -334,7 +335,7 @@ ts_dequantize_q8_0_row (const guint8 *in,
   for (gsize b = 0; b < n / TS_Q8_0_BLOCK; b++)
     {
       const guint8 *blk = in + b * TS_Q8_0_BYTES;
-      float d = ts_f16_to_f32 ((guint16) (blk[0] | (blk[1] << 8)));
+      float d = ts_f16_to_f32 (ts_le_u16 (blk));
 
       for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
         y[b * TS_Q8_0_BLOCK + i] = d * (float) (gint8) blk[2 + i];
@@ -349,7 +350,7 @@ bf16_to_f32 (const guint8 *restrict src,
              gsize                   n)
 {
   for (gsize i = 0; i < n; i++)
-    dst[i] = ts_bf16_to_f32 ((guint16) (src[2 * i] | (src[2 * i + 1] << 8)));
+    dst[i] = ts_bf16_to_f32 (ts_le_u16 (src + 2 * i));
 }
 
 gboolean
@@ -368,7 +369,7 @@ ts_dtype_read_f32 (TsDType       dtype,
       return TRUE;
     case TS_DTYPE_F16:
       for (gsize i = 0; i < n; i++)
-        dst[i] = ts_f16_to_f32 ((guint16) (src[2 * i] | (src[2 * i + 1] << 8)));
+        dst[i] = ts_f16_to_f32 (ts_le_u16 (src + 2 * i));
       return TRUE;
     case TS_DTYPE_F64:
       for (gsize i = 0; i < n; i++)

@@ -833,8 +833,12 @@ ts_audit_report_render_html (TsAuditReport  *report,
   g_string_append (out, "</h1>\n<p class=\"sub\">");
   append_escaped (out, _("Every learned value of the source, compared with its counterpart in the converted file (Tensorscope audit)."));
   g_string_append_printf (out, "</p>\n<p class=\"verdict %s\">", passed ? "pass" : "fail");
-  append_escaped (out, passed ? _("All checks passed: every learned value is preserved as its output type promises.")
-                              : _("Some checks failed: not every learned value is preserved."));
+  if (passed && ts_audit_report_get_n_decoded (report) > 0)
+    append_escaped (out, _("All checks passed: every value compared exactly is what its output type "
+                           "promises, and every row of the quantized tensors is closer to its source than zeros."));
+  else
+    append_escaped (out, passed ? _("All checks passed: every learned value is preserved as its output type promises.")
+                                : _("Some checks failed: not every learned value is preserved."));
   g_string_append (out, "</p>\n<h2>");
   append_escaped (out, _("Checks"));
   g_string_append (out, "</h2>\n");
