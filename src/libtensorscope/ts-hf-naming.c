@@ -652,7 +652,7 @@ fold_line_break (GString    *out,
     g_string_append_c (out, '\n');
 }
 
-/* \xXX, \uXXXX or \UXXXXXXXX at @s (after the letter): the code point in
+/* \xHH, \uHHHH or \UHHHHHHHH (hex digits) at @s (after the letter): the code point in
  * UTF-8, or U+FFFD for one that is not a character */
 static gsize
 append_escaped_code (GString    *out,
