@@ -397,11 +397,15 @@ def main():
 
         code, g2g, err = audit(gg["bf16"], q)
         g2g_pairs = check_clean_run(f"{ftype} gguf-to-gguf from BF16", code, g2g, err, qt, exp, "BF16")
+        tm = checks_by_name(g2g).get("tensor-mapping", {}).get("detail") or ""
+        check(f"{ftype} gguf-to-gguf: the tensors are said to be matched by name", tm.endswith("matched by name"), tm)
         code, rep, err = audit(gg["f32"], q)
         check_clean_run(f"{ftype} gguf-to-gguf from F32", code, rep, err, qt, exp, "F32")
         code, rep, err = audit(ck, q)
         # (rows in source coordinates: a Q/K tensor's worst row has another index)
         ck_pairs = check_clean_run(f"{ftype} checkpoint-to-gguf", code, rep, err, qt, exp, "BF16", False)
+        tm = checks_by_name(rep).get("tensor-mapping", {}).get("detail") or ""
+        check(f"{ftype} checkpoint-to-gguf: the tensors are said to be matched by role", tm.endswith("matched by role"), tm)
         # the checkpoint run's numbers are the gguf-to-gguf run's, tensor by tensor
         diff = []
         for name in exp:

@@ -1016,15 +1016,21 @@ static void
 add_matching_checks (AuditRun *run)
 {
   guint expected = run->n_source - run->dropped.count;
+  /* a conversion is matched through the architecture's name mapping, the
+   * other modes tensor name to tensor name */
+  gboolean by_role = run->mode == TS_AUDIT_MODE_CONVERSION;
 
   if (run->missing.count == 0)
     _ts_audit_report_add_check (run->report, "tensor-mapping", TS_AUDIT_PASS,
                                 run->dropped.count
                                 ? _("%u / %u source tensors matched by role (the converter drops the others)")
-                                : _("%u / %u source tensors matched by role"), run->n_matched, expected);
+                                : by_role ? _("%u / %u source tensors matched by role")
+                                          : _("%u / %u source tensors matched by name"),
+                                run->n_matched, expected);
   else
     _ts_audit_report_add_check (run->report, "tensor-mapping", TS_AUDIT_FAIL,
-                                _("%u / %u source tensors matched by role; no counterpart for %s"),
+                                by_role ? _("%u / %u source tensors matched by role; no counterpart for %s")
+                                        : _("%u / %u source tensors matched by name; no counterpart for %s"),
                                 run->n_matched, expected, run->missing_list->str);
   if (run->extra.count == 0)
     _ts_audit_report_add_check (run->report, "extra-tensors", TS_AUDIT_PASS, "%s",
