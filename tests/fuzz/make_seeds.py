@@ -13,8 +13,10 @@ Writes:
 Nothing here is committed: it is generated at build time.
 """
 import hashlib
+import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -44,6 +46,40 @@ def pieces(files):
 def read(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+# ggml types of 32-value blocks that the audit decodes, with their bytes
+# per block: Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4
+RETYPES = {2: 18, 3: 20, 6: 22, 7: 24, 20: 18, 39: 17}
+
+
+def retyped(cli, path, new_type):
+    """The Q8_0 GGUF at PATH with every Q8_0 tensor made NEW_TYPE: its
+    descriptor says so, its data is the first bytes of the Q8_0 data (any
+    bytes are valid blocks of these types) and the tensors are packed again
+    at the file's alignment. Seeds for the audit's decoded comparison."""
+    data = read(path)
+    info = json.loads(subprocess.run([cli, "inspect", path, "--json"], check=True,
+                                     capture_output=True).stdout)
+    align = info["alignment"]
+    data_start = info["parts"][0]["data_offset"]
+    region = next(r for r in info["parts"][0]["regions"] if r["kind"] == "tensor-info")
+    head = bytearray(data[:data_start])
+    body = bytearray()
+    pos = region["offset"]
+    for t in info["tensors"]:
+        name = t["name"].encode()
+        pos = head.index(struct.pack("<Q", len(name)) + name, pos) + 8 + len(name)
+        type_at = pos + 4 + 8 * struct.unpack_from("<I", head, pos)[0]
+        size = t["size"]
+        if t["dtype"] == "Q8_0":
+            struct.pack_into("<I", head, type_at, new_type)
+            size = t["elements"] // 32 * RETYPES[new_type]
+        body += bytes(-len(body) % align)
+        struct.pack_into("<Q", head, type_at + 4, len(body))
+        body += data[t["offset"]:t["offset"] + size]
+        pos = type_at + 4 + 8
+    return bytes(head) + bytes(body) + bytes(-len(body) % align)
 
 
 def walk(top):
@@ -134,6 +170,9 @@ def main():
         for p in [ref] + outputs:
             for mode in (0, 1):
                 put(corpus, bytes([mode]) + read(p))
+        for new_type in RETYPES:
+            for mode in (0, 1):
+                put(corpus, bytes([mode]) + retyped(cli, outputs[1], new_type))
         gguf_seeds(out, [valid, hostile], [ref] + outputs)
 
     safetensors_seeds(out, [valid, hostile, ckpt])
