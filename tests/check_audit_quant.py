@@ -524,6 +524,11 @@ def main():
                 check(f"{label} scale: the detail says NaN or infinite where the source is finite",
                       "NaN or infinite in Q4_K where the source's are finite" in (p.get("detail") or ""),
                       p.get("detail"))
+                if label == "infinite":
+                    # an infinity against a finite value is an infinite error
+                    check("infinite scale: max_abs_error and max_rel_error are Infinity",
+                          p.get("max_abs_error") == "Infinity" and p.get("max_rel_error") == "Infinity",
+                          f"{p.get('max_abs_error')!r} {p.get('max_rel_error')!r}")
 
     # (g) rows zeroed, or taken from another tensor: the tensor as a whole
     # is still closer to its source than zeros, but those rows are not

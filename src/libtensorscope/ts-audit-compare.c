@@ -539,17 +539,19 @@ worst_row (Tally   *t,
     }
 }
 
-/* A value not finite on one side (the rare path of tally_errors()). A
- * decoded value that is not finite where the source's is counts as a
- * mismatch: no quantizer makes one of a finite value (a NaN or infinite
- * block scale does). */
+/* A value not finite on one side (the rare path of tally_errors(), whose
+ * running maxima are @max_abs and @max_rel). A decoded value that is not
+ * finite where the source's is counts as a mismatch: no quantizer makes
+ * one of a finite value (a NaN or infinite block scale does). */
 static void
 tally_not_finite (TsCompareJob *job,
                   Tally        *t,
                   guint64       srow,
                   gsize         col,
                   double        x,
-                  double        a)
+                  double        a,
+                  double       *max_abs,
+                  double       *max_rel)
 {
   if (isfinite (x) && job->kind == KIND_DECODE)
     {
@@ -561,8 +563,8 @@ tally_not_finite (TsCompareJob *job,
   t->n_changed++;
   if (isnan (x) || isnan (a))
     return;
-  t->max_abs = MAX (t->max_abs, fabs (a - x));
-  t->max_rel = MAX (t->max_rel, x != 0 ? fabs (a - x) / fabs (x) : INFINITY);
+  *max_abs = MAX (*max_abs, fabs (a - x));
+  *max_rel = MAX (*max_rel, x != 0 ? fabs (a - x) / fabs (x) : INFINITY);
 }
 
 /* One pair of finite values: into the sums of squares (accumulators E
@@ -608,11 +610,7 @@ tally_errors (TsCompareJob *job,
 
       if (G_UNLIKELY (!isfinite (x) || !isfinite (a)))
         {
-          t->max_abs = max_abs;
-          t->max_rel = max_rel;
-          tally_not_finite (job, t, srow, i, x, a);
-          max_abs = t->max_abs;
-          max_rel = t->max_rel;
+          tally_not_finite (job, t, srow, i, x, a, &max_abs, &max_rel);
           continue;
         }
       n_finite++;
@@ -731,7 +729,7 @@ _ts_compare_job_matches_variant (TsCompareJob *job,
 
 /* The relative RMS error of a decoded target against @source under
  * another transform (@permute_heads 0: no permutation), over its first
- * @max_rows rows (whole heads); NAN if the pair cannot be compared so. */
+ * @max_rows rows; NAN if the pair cannot be compared so. */
 double
 _ts_compare_job_variant_error (TsCompareJob *job,
                                TsTensor     *source,
@@ -746,8 +744,6 @@ _ts_compare_job_variant_error (TsCompareJob *job,
 
   if (variant == NULL || variant->kind != KIND_DECODE)
     return NAN;
-  if (variant->rows_per_head > 0)
-    max_rows = (max_rows + variant->rows_per_head - 1) / variant->rows_per_head * variant->rows_per_head;
   tally_init (&t);
   scratch_init (&s, variant->cols);
   for (guint64 row = 0; row < MIN (variant->n_rows, max_rows); row++)

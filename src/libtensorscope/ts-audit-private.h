@@ -137,8 +137,9 @@ guint           _ts_compare_job_get_permute_heads (TsCompareJob *job);
 /* TRUE if the target is only decoded (TS_AUDIT_COMPARISON_DECODED) */
 gboolean        _ts_compare_job_is_decoded (TsCompareJob *job);
 /* a decoded target's relative RMS error against @source under another
- * permutation (0: none), over its first @max_rows rows (rounded up to
- * whole heads); NAN if they cannot be compared */
+ * permutation (0: none), over its first @max_rows rows (the caller makes
+ * them whole heads, the same rows for every variant); NAN if they cannot
+ * be compared */
 double          _ts_compare_job_variant_error (TsCompareJob *job,
                                           TsTensor       *source,
                                           guint           permute_heads,
