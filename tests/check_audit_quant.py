@@ -21,16 +21,23 @@ max_rel_error (|t - s| / |s| over finite values, within 1e-6 relative;
 same GGUF tensor in the gguf-to-gguf run (our BF16 GGUF holds the source's
 values exactly, Q/K rows permuted as llama.cpp's converter does).
 
+Rows of values scaled down by 2^-8 to 2^-33 in five tensors: below their
+type's resolution, where llama.cpp's nearest levels decode as zeros or
+farther (relative RMS error up to 4 here), they pass, counted in
+rows_below_resolution and left out of worst_row, as numpy counts them.
+
 Faults that must fail (exit 1, `passed` false, the tensor "fail" with a
 detail): the data of two Q4_K tensors of one shape swapped in the file; a
 Q4_K_M file quantized from a BF16 GGUF whose blk.0.attn_q.weight holds the
-checkpoint's rows without the Q/K permutation (checkpoint-to-gguf mode).
+checkpoint's rows without the Q/K permutation (checkpoint-to-gguf mode); a
+row of tiny values given the blocks of an ordinary row.
 
 usage: check_audit_quant.py CLI WORKDIR NODE_MODULES
 """
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -108,11 +115,12 @@ def read_st(folder):
 ZEROED = "model.layers.1.mlp.gate_proj.weight"
 
 
-def plant_zeros(folder):
+def plant_values(folder):
     """Exact zeros in one weight of the (single-shard) checkpoint: a whole
     block of 32 (+0) and every 97th value (-0), so that max_rel_error's
     s != 0 rule and NaN-free -0 == +0 comparisons are exercised (quantized
-    blocks with an offset decode a zero to non-zero)."""
+    blocks with an offset decode a zero to non-zero). And rows scaled down
+    by powers of two (FINE_ROWS)."""
     p = Path(folder) / "model.safetensors"
     items = []
     for name, (arr, dtype, raw) in read_st(folder).items():
@@ -123,8 +131,42 @@ def plant_zeros(folder):
             flat[:32] = 0
         if name == ALL_ZERO:
             bits[:] = 0
+        if name in FINE:
+            f32 = (bits.astype(np.uint32) << 16).view(np.float32)
+            for row, shift in FINE_ROWS.items():
+                f32[row] *= np.float32(2.0 ** -shift)     # exact: BF16 has float32's exponents
+            bits = (f32.view(np.uint32) >> 16).astype(np.uint16)
         items.append((name, dtype, bits))
     write_safetensors(p, items)
+
+
+# Rows of ever smaller values (row: scaled by 2^-shift; the values are
+# about N(0, 0.02)): from where a block's f16 scale is a few units of its
+# last place (2^-24) down to where it rounds to 0 and the row decodes to
+# zeros. A quantizer rounding to the nearest level is then as far from the
+# source as zeros, or farther: its scale rounded to 2^-24 may be twice
+# what it chose. In the tensors quantized to each type of the files.
+FINE = {"model.layers.0.mlp.down_proj.weight": "blk.0.ffn_down.weight",
+        "model.layers.1.self_attn.q_proj.weight": "blk.1.attn_q.weight",
+        "model.layers.0.self_attn.v_proj.weight": "blk.0.attn_v.weight",
+        "lm_head.weight": "output.weight",
+        "model.embed_tokens.weight": "token_embd.weight"}
+FINE_ROWS = {2 + i: shift for i, shift in enumerate(range(8, 34))}
+
+# A row is below a type's resolution when every value's magnitude is under
+# 8 units of it: the largest magnitude its blocks decode to with their f16
+# scales (d, and dmin or m) at their last place, 2^-24 (MXFP4: its E8M0
+# scale at 2^-127, halved). Such a row is judged by its absolute error,
+# which must be at most 16 units (docs/audit-json.md).
+LEVEL_SPAN = {"Q4_0": 8, "Q4_1": 15 + 1, "Q5_0": 16, "Q5_1": 31 + 1, "Q8_0": 128,
+              "Q2_K": 15 * 3 + 15, "Q3_K": 32 * 4, "Q4_K": 63 * 15 + 63, "Q5_K": 63 * 31 + 63,
+              "Q6_K": 128 * 32, "IQ4_NL": 127, "IQ4_XS": 32 * 127, "TQ1_0": 1, "TQ2_0": 2}
+
+
+def resolution(type_name):
+    if type_name == "MXFP4":
+        return 12 * 2.0 ** -128
+    return LEVEL_SPAN[type_name] * 2.0 ** -24
 
 
 # a whole weight of zeros: relative errors of 0 / 0 (and, tampered, x / 0)
@@ -148,9 +190,10 @@ def rel_rms(err, src):
     return float("inf") if err > 0 else 0.0
 
 
-def expected_stats(s, t, row_len=None):
+def expected_stats(s, t, row_len=None, res=None):
     """The contract's numbers for source values S and decoded target values T
-    (float32 arrays of one order; rows of ROW_LEN values)."""
+    (float32 arrays of one order; rows of ROW_LEN values; RES the target
+    type's resolution)."""
     s = s.astype(np.float32, copy=False)
     t = t.astype(np.float32, copy=False)
     if row_len is None:
@@ -159,8 +202,21 @@ def expected_stats(s, t, row_len=None):
     d_rows = np.where(fin_all, t.astype(np.float64) - s.astype(np.float64), 0).reshape(-1, row_len)
     s_rows = np.where(fin_all, s.astype(np.float64), 0).reshape(-1, row_len)
     row_err = [rel_rms(float(np.sum(d * d)), float(np.sum(x * x))) for d, x in zip(d_rows, s_rows)]
-    worst = max(row_err) if row_err else 0.0
-    worst_row = row_err.index(worst) if row_err else None
+    # rows as far as zeros or farther, below the resolution and within 16
+    # units of it: judged by that, not in worst_row
+    below = set()
+    if res is not None:
+        s_all = s.astype(np.float64).reshape(-1, row_len)
+        t_all = t.astype(np.float64).reshape(-1, row_len)
+        for i, e in enumerate(row_err):
+            if not e < 1:
+                with np.errstate(invalid="ignore"):
+                    amax, dmax = np.max(np.abs(s_all[i])), np.max(np.abs(t_all[i] - s_all[i]))
+                if amax < 8 * res and dmax <= 16 * res:
+                    below.add(i)
+    judged = [(e, i) for i, e in enumerate(row_err) if i not in below]
+    worst = max(e for e, _ in judged) if judged else 0.0
+    worst_row = min(i for e, i in judged if e == worst) if judged else None
     same = (s == t) | (np.isnan(s) & np.isnan(t))
     fin = np.isfinite(s) & np.isfinite(t)
     d32 = np.abs(t[fin] - s[fin])                       # float32 arithmetic
@@ -185,6 +241,7 @@ def expected_stats(s, t, row_len=None):
         "worst_row_error": worst,
         "worst_row": worst_row,
         "row_errors": row_err,
+        "rows_below_resolution": len(below),
     }
 
 
@@ -214,6 +271,8 @@ def stats_problems(pair, exp, check_row=True):
         v = num(pair.get(key))
         if not close(v, exp[key], REL_TOL_RMS):
             bad.append(f"{key} {pair.get(key)!r} != {exp[key]!r}")
+    if pair.get("rows_below_resolution", 0) != exp["rows_below_resolution"]:
+        bad.append(f"rows_below_resolution {pair.get('rows_below_resolution')!r} != {exp['rows_below_resolution']}")
     wr = pair.get("worst_row") or {}
     if not close(num(wr.get("relative_rms_error")), exp["worst_row_error"], REL_TOL_RMS):
         bad.append(f"worst_row.relative_rms_error {wr.get('relative_rms_error')!r} != {exp['worst_row_error']!r}")
@@ -285,7 +344,8 @@ def quantize(inp, out, ftype):
 def expectations(q_tensors, src_tensors):
     """{GGUF name: expected stats} for the quantized tensors of a file,
     against the same-named tensors of SRC (our BF16 GGUF)."""
-    return {name: expected_stats(values(src_tensors[name]), values(t), int(t.shape[0]))
+    return {name: expected_stats(values(src_tensors[name]), values(t), int(t.shape[0]),
+                                 resolution(t.tensor_type.name))
             for name, t in q_tensors.items() if t.tensor_type.name not in PLAIN}
 
 
@@ -367,7 +427,7 @@ def main():
     shutil.rmtree(ck, ignore_errors=True)
     subprocess.run([PY, str(HERE / "ref" / "gen_checkpoint.py"), str(ck)] + CKPT_ARGS,
                    check=True, capture_output=True, timeout=300)
-    plant_zeros(ck)
+    plant_values(ck)
     gg = {}
     for outtype in ("bf16", "f32"):
         gg[outtype] = WORK / f"ckpt.{outtype}.gguf"
@@ -430,6 +490,68 @@ def main():
     zeros = {f: r[2].get("blk.1.ffn_gate.weight", {}).get("zero_sources_changed", 0) for f, r in results.items()}
     check("the planted zeros of blk.1.ffn_gate.weight decode to non-zero somewhere (max_rel_error's "
           f"Infinity is exercised): {zeros}", any(zeros.values()))
+
+    # (n) the rows of small values: llama.cpp's quantizer leaves some of
+    # them as far from the source as zeros, or farther, in every file; they
+    # are below their type's resolution, within it, and pass (above). Some
+    # decode to zeros (the scale rounded to 0), some not.
+    below, zeroed, farther = {}, set(), set()
+    for ftype, (q, qt, exp) in results.items():
+        fine = [(n, qt[n].tensor_type.name) for n in FINE.values() if n in exp]
+        below[ftype] = sum(exp[n]["rows_below_resolution"] for n, _ in fine)
+        for n, tn in fine:
+            v, src = values(qt[n]), values(bf16[n])
+            cols = int(qt[n].shape[0])
+            for row, e in enumerate(exp[n]["row_errors"]):
+                if e >= 1:
+                    if not np.any(v[row * cols:(row + 1) * cols]):
+                        zeroed.add(tn)
+                    elif e > 1:
+                        farther.add(tn)
+    check(f"rows of small values below their type's resolution, as far as zeros or farther, in every file: {below}",
+          below and all(below.values()), f"{below}")
+    check(f"some decode to zeros ({sorted(zeroed)}), some are farther than zeros ({sorted(farther)})",
+          zeroed and farther)
+
+    # ... and the quantized check counts them per type, as numpy does
+    if "Q4_K_M" in results:
+        q, qt, exp = results["Q4_K_M"]
+        per_type = {}
+        for n, e in exp.items():
+            tn = qt[n].tensor_type.name
+            per_type[tn] = per_type.get(tn, 0) + e["rows_below_resolution"]
+        _, report, _ = audit(gg["bf16"], q)
+        qc = checks_by_name(report).get("quantized", {})
+        detail = qc.get("detail") or ""
+        segments = dict(re.findall(r"([A-Z0-9_]+): (\d+ tensors?, [^;]*)", detail))
+        wrong = [(tn, c, segments.get(tn)) for tn, c in per_type.items()
+                 if tn not in segments or (f"(and {c:,} row" in segments[tn]) != (c > 0)
+                 or (c == 0 and "(and" in segments[tn])]
+        check(f"Q4_K_M: the quantized check passes and counts the rows below resolution per type ({per_type})",
+              qc.get("status") == "pass" and "where its values are all below the type's resolution" in detail
+              and not wrong, f"{wrong}; {detail}")
+
+    # (o) one of those rows given the blocks of a row of ordinary values:
+    # below the resolution no more, and it fails, named
+    if "Q4_K_M" in results:
+        q, qt, exp = results["Q4_K_M"]
+        name = "output.weight"
+        t = qt[name]
+        per_block = {"Q4_K": 144, "Q6_K": 210, "Q5_K": 176}.get(t.tensor_type.name)
+        check(f"Q4_K_M: {name} is a K-quant", per_block is not None, t.tensor_type.name)
+        fine_row = max(FINE_ROWS)
+        if per_block:
+            row_bytes = int(t.shape[0]) // 256 * per_block
+            f = WORK / "ckpt.Q4_K_M.fine-row.gguf"
+            data = t.data.tobytes()
+            patched_copy(q, f, [(int(t.data_offset) + fine_row * row_bytes, data[:row_bytes])])
+            pairs = expect_failure(f"Q4_K_M with row {fine_row} of {name} (values ~2^-33) given row 0's blocks",
+                                   *audit(gg["bf16"], f), [name])
+            if pairs:
+                p = pairs[name]
+                check(f"fine row given ordinary blocks: the detail names row {fine_row}",
+                      f"row {fine_row} is no closer to the source's values than zeros" in (p.get("detail") or ""),
+                      p.get("detail"))
 
     # (a) two Q4_K tensors of one shape with their data swapped
     if "Q4_K_M" in results:
@@ -545,7 +667,7 @@ def main():
             f = WORK / f"ckpt.Q4_K_M.rows-{label.split()[0]}.gguf"
             patched_copy(q, f, [(int(t.data_offset) + row0 * row_bytes, data)])
             exp = expected_stats(values(bf16["blk.0.ffn_up.weight"]), values(tensors(f)["blk.0.ffn_up.weight"]),
-                                 int(t.shape[0]))
+                                 int(t.shape[0]), resolution(t.tensor_type.name))
             check(f"rows {label}: the tensor's relative RMS error is below 1, a row's is not",
                   exp["relative_rms_error"] < 1 <= exp["worst_row_error"],
                   f"{exp['relative_rms_error']}, worst row {exp['worst_row_error']}")
@@ -644,8 +766,8 @@ def main():
                              if t.tensor_type.name not in PLAIN else (values(t).reshape(gguf_shape(t)), None)
                              for n, t in qt.items()})
         rt = tensors(requant)
-        exp = {n: expected_stats(values(qt[n]), values(t), int(t.shape[0])) for n, t in rt.items()
-               if t.tensor_type.name not in PLAIN}
+        exp = {n: expected_stats(values(qt[n]), values(t), int(t.shape[0]), resolution(t.tensor_type.name))
+               for n, t in rt.items() if t.tensor_type.name not in PLAIN}
         code, report, err = audit(q, requant)
         pairs = check_clean_run("Q4_K_M requantized to Q4_0", code, report, err, rt, exp, None)
         bad = [n for n in exp if pairs.get(n, {}).get("source_dtype") not in ("Q4_K", "Q6_K")

@@ -218,6 +218,69 @@ test_empty (void)
       g_assert_true (_ts_dequantize (d, NULL, NULL, 0));
 }
 
+/* The resolution is the largest magnitude a block decodes to with its
+ * scales at their smallest magnitude (f16 +-2^-24; MXFP4's E8M0 byte 0),
+ * whatever its other bytes: random blocks (with the seed, 20000 of each
+ * type) reach it and never pass it. A minimum adds to a level when dmin or
+ * m is negative. */
+static void
+test_resolution (void)
+{
+  static const struct
+  {
+    TsDType dtype;
+    gint    scales[2];   /* byte offsets of the f16 scales, -1: none */
+  } types[] = {
+    { TS_DTYPE_Q4_0, { 0, -1 } },    { TS_DTYPE_Q4_1, { 0, 2 } },
+    { TS_DTYPE_Q5_0, { 0, -1 } },    { TS_DTYPE_Q5_1, { 0, 2 } },
+    { TS_DTYPE_Q8_0, { 0, -1 } },    { TS_DTYPE_Q2_K, { 80, 82 } },
+    { TS_DTYPE_Q3_K, { 108, -1 } },  { TS_DTYPE_Q4_K, { 0, 2 } },
+    { TS_DTYPE_Q5_K, { 0, 2 } },     { TS_DTYPE_Q6_K, { 208, -1 } },
+    { TS_DTYPE_IQ4_NL, { 0, -1 } },  { TS_DTYPE_IQ4_XS, { 0, -1 } },
+    { TS_DTYPE_TQ1_0, { 52, -1 } },  { TS_DTYPE_TQ2_0, { 64, -1 } },
+    { TS_DTYPE_MXFP4, { -1, -1 } },
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (29);
+  guint n_supported = 0;
+
+  for (guint d = 0; d < TS_DTYPE_N_TYPES; d++)
+    n_supported += _ts_dequantize_supported (d);
+  g_assert_cmpuint (n_supported, ==, G_N_ELEMENTS (types));
+  g_assert_cmpfloat (_ts_dequantize_resolution (TS_DTYPE_IQ2_XXS), ==, 0);
+  g_assert_cmpfloat (_ts_dequantize_resolution (TS_DTYPE_F32), ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      const TsDTypeInfo *info = ts_dtype_get_info (types[i].dtype);
+      double resolution = _ts_dequantize_resolution (types[i].dtype);
+      guint8 block[256];
+      float out[256];
+      double largest = 0;
+
+      g_test_message ("%s", info->name);
+      g_assert_cmpfloat (resolution, >, 0);
+      g_assert_cmpuint (info->type_size, <=, sizeof block);
+      for (guint n = 0; n < 20000; n++)
+        {
+          for (guint b = 0; b < info->type_size; b++)
+            block[b] = (guint8) g_rand_int_range (rand, 0, 256);
+          for (guint k = 0; k < 2; k++)
+            if (types[i].scales[k] >= 0)
+              {
+                block[types[i].scales[k]] = 1;
+                block[types[i].scales[k] + 1] = g_rand_boolean (rand) ? 0x80 : 0;
+              }
+          if (types[i].dtype == TS_DTYPE_MXFP4)
+            block[0] = 0;
+          g_assert_true (_ts_dequantize (types[i].dtype, block, out, info->block_size));
+          for (guint v = 0; v < info->block_size; v++)
+            largest = MAX (largest, fabs (out[v]));
+        }
+      g_test_message ("largest %g of %g", largest, resolution);
+      g_assert_cmpfloat (largest, ==, resolution);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -226,5 +289,6 @@ main (int   argc,
   g_test_add_func ("/dequant/vectors", test_vectors);
   g_test_add_func ("/dequant/unsupported", test_unsupported);
   g_test_add_func ("/dequant/empty", test_empty);
+  g_test_add_func ("/dequant/resolution", test_resolution);
   return g_test_run ();
 }

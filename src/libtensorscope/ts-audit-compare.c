@@ -45,6 +45,7 @@ typedef struct
   guint64 n_finite;
   double  worst_row_error;   /* the largest relative RMS error of a row */
   guint64 worst_row;         /* its row, in source coordinates */
+  guint64 n_below_resolution;   /* rows passed on their absolute error */
   guint64 first_index;
   guint64 first_row;
   guint64 first_col;
@@ -73,6 +74,7 @@ struct _TsCompareJob
   gsize         t_row_bytes;
   guint         unit_elems;      /* elements per comparison unit (block size) */
   guint         unit_bytes;      /* bytes per unit in the target */
+  double        resolution;      /* KIND_DECODE: the target type's */
   gboolean      lossy;
   Tally         tally;
 };
@@ -271,6 +273,8 @@ job_set_kind (TsCompareJob  *job,
     }
   job->lossy = job->kind == KIND_DECODE ||
                (job->kind == KIND_ENCODE && !is_exact (job->sdt, job->tdt));
+  if (job->kind == KIND_DECODE)
+    job->resolution = _ts_dequantize_resolution (job->tdt);
   return TRUE;
 }
 
@@ -567,6 +571,25 @@ tally_not_finite (TsCompareJob *job,
   *max_rel = MAX (*max_rel, x != 0 ? fabs (a - x) / fabs (x) : INFINITY);
 }
 
+/* A decoded row as far from the source as zeros, or farther, that is
+ * below the type's resolution and within it (TS_AUDIT_BELOW_RESOLUTION) */
+static gboolean
+below_resolution (TsCompareJob *job,
+                  Scratch      *s)
+{
+  double below = TS_AUDIT_BELOW_RESOLUTION * job->resolution;
+  double within = TS_AUDIT_RESOLUTION_MAX_ERROR * job->resolution;
+
+  for (gsize i = 0; i < job->cols; i++)
+    {
+      double x = s->src[i], a = s->act[i];
+
+      if (!(fabs (x) < below && fabs (a - x) <= within))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* One pair of finite values: into the sums of squares (accumulators E
  * and S), and the maxima where it changed. Division only where the
  * quotient may be a new maximum: the product is rounded by at most 2^-53,
@@ -601,6 +624,7 @@ tally_errors (TsCompareJob *job,
 {
   double e0 = 0, e1 = 0, s0 = 0, s1 = 0;
   double max_abs = t->max_abs, max_rel = t->max_rel;
+  double row_error;
   guint64 n_changed = 0, n_finite = 0;
 
   decode (job->tdt, tp, s->act, job->cols);
@@ -625,7 +649,12 @@ tally_errors (TsCompareJob *job,
   t->n_finite += n_finite;
   t->sum_sq_error += e0 + e1;
   t->sum_sq_source += s0 + s1;
-  worst_row (t, srow, relative_rms (e0 + e1, s0 + s1));
+  row_error = relative_rms (e0 + e1, s0 + s1);
+  if (G_UNLIKELY (!(row_error < TS_AUDIT_DECODED_MAX_ERROR)) && job->kind == KIND_DECODE &&
+      below_resolution (job, s))
+    t->n_below_resolution++;
+  else
+    worst_row (t, srow, row_error);
 }
 
 /* Builds the expected encoding of target row @row; NULL if the fast path
@@ -854,6 +883,7 @@ tally_merge (Tally       *into,
   into->sum_sq_error += from->sum_sq_error;
   into->sum_sq_source += from->sum_sq_source;
   into->n_finite += from->n_finite;
+  into->n_below_resolution += from->n_below_resolution;
   if (from->worst_row != TS_AUDIT_NO_INDEX)
     worst_row (into, from->worst_row, from->worst_row_error);
   if (from->first_index < into->first_index)
@@ -870,6 +900,7 @@ tally_merge (Tally       *into,
       into->n_finite = sums.n_finite;
       into->worst_row_error = sums.worst_row_error;
       into->worst_row = sums.worst_row;
+      into->n_below_resolution = sums.n_below_resolution;
     }
 }
 
@@ -937,6 +968,7 @@ store_results (TsCompareJob *job)
   pair->relative_rms_error = relative_rms (t->sum_sq_error, t->sum_sq_source);
   pair->worst_row_error = t->worst_row_error;
   pair->worst_row = t->worst_row;
+  pair->rows_below_resolution = t->n_below_resolution;
   pair->first_index = t->first_index;
   pair->first_row = t->first_row;
   pair->first_col = t->first_col;

@@ -18,8 +18,18 @@ G_BEGIN_DECLS
  * values: zeros would be as close, and every type decoded can write zeros
  * (a block scale of 0), so no quantizer that rounds to the nearest level
  * is so far from it. Row by row, so that rows zeroed or taken from
- * another tensor do not hide among good ones. */
+ * another tensor do not hide among good ones.
+ *
+ * Except a row whose values are all below TS_AUDIT_BELOW_RESOLUTION times
+ * the type's resolution (_ts_dequantize_resolution()): its block scales
+ * are a few units of their last place, rounded by up to half of one, or
+ * round to 0, and the nearest levels of a quantizer may decode as far from
+ * the values as zeros, or farther. Such a row passes when every decoded
+ * value is within TS_AUDIT_RESOLUTION_MAX_ERROR times the resolution of
+ * the source's. */
 #define TS_AUDIT_DECODED_MAX_ERROR 1.0
+#define TS_AUDIT_BELOW_RESOLUTION 8.0
+#define TS_AUDIT_RESOLUTION_MAX_ERROR 16.0
 
 typedef enum
 {
@@ -50,6 +60,9 @@ struct _TsAuditPair
   double         relative_rms_error;  /* rms_error / RMS of the source */
   double         worst_row_error;     /* the largest relative RMS error of a row */
   guint64        worst_row;           /* its row (source coordinates) */
+  guint64        rows_below_resolution; /* rows as far as zeros or farther,
+                                         * below the type's resolution and
+                                         * within it: not in worst_row */
   TsAuditComparison comparison;
 
   /* first mismatch, source coordinates */

@@ -1026,6 +1026,8 @@ build_pair (JsonBuilder *b,
       add_double (b, "relative_rms_error", pair->worst_row_error);
       json_builder_end_object (b);
     }
+  if (pair->comparison == TS_AUDIT_COMPARISON_DECODED)
+    add_int (b, "rows_below_resolution", (gint64) pair->rows_below_resolution);
   add_string (b, "comparison", comparison_nick (pair->comparison));
   json_builder_end_object (b);
 }

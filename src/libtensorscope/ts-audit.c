@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ts-audit-private.h"
+#include "ts-dequant-private.h"
 #include "ts-model-file-private.h"
 #include "ts-error.h"
 
@@ -993,6 +994,27 @@ evaluate_decoded (AuditRun     *run,
                                "(%.3g in the worst row), max abs error %.3g (the quantizer's rounding "
                                "is not re-derived)"), pair->target_dtype, pair->relative_rms_error,
                                pair->worst_row_error, pair->max_abs_error);
+  if (pair->rows_below_resolution > 0)
+    {
+      g_autofree char *count = _ts_audit_format_count (pair->rows_below_resolution);
+      double resolution = _ts_dequantize_resolution (
+        ts_tensor_get_dtype (_ts_compare_job_get_target (job)));
+
+      /* TRANSLATORS: "3 rows hold values too small for Q4_K's scales (all
+       * below 0.000481): they decode as far from them as zeros, or
+       * farther, but no value is off by more than 0.000961" */
+      _ts_audit_pair_set_detail (pair, TS_AUDIT_PASS,
+                                 g_dngettext (GETTEXT_PACKAGE,
+                                              "%s row holds values too small for %s's scales (all below %.3g): "
+                                              "it decodes as far from them as zeros, or farther, but no value "
+                                              "is off by more than %.3g",
+                                              "%s rows hold values too small for %s's scales (all below %.3g): "
+                                              "they decode as far from them as zeros, or farther, but no value "
+                                              "is off by more than %.3g",
+                                              pair->rows_below_resolution),
+                                 count, pair->target_dtype, TS_AUDIT_BELOW_RESOLUTION * resolution,
+                                 TS_AUDIT_RESOLUTION_MAX_ERROR * resolution);
+    }
 }
 
 static void
@@ -1191,6 +1213,8 @@ add_quantized_check (AuditRun *run)
   g_autoptr(GString) types = g_string_new (NULL);
   guint count[TS_DTYPE_N_TYPES] = { 0 };
   double worst[TS_DTYPE_N_TYPES] = { 0 };
+  guint64 below[TS_DTYPE_N_TYPES] = { 0 };
+  guint64 n_below = 0;
   guint n_decoded = 0, n_failed = 0;
 
   for (guint i = 0; i < run->jobs->len; i++)
@@ -1203,6 +1227,8 @@ add_quantized_check (AuditRun *run)
         continue;
       n_decoded++;
       count[dtype]++;
+      below[dtype] += pair->rows_below_resolution;
+      n_below += pair->rows_below_resolution;
       if (decoded_failed (pair))
         list_add (failed, n_failed++, pair->target_name);
       else
@@ -1221,6 +1247,17 @@ add_quantized_check (AuditRun *run)
                                                   "%u tensors, a row's relative RMS error at most %.3g",
                                                   count[t]),
                               count[t], worst[t]);
+      if (below[t] > 0)
+        {
+          g_autofree char *rows = _ts_audit_format_count (below[t]);
+
+          /* TRANSLATORS: after "Q4_K: 12 tensors, a row's relative RMS error at most 0.0934" */
+          g_string_append_printf (types, g_dngettext (GETTEXT_PACKAGE,
+                                                      " (and %s row below the type's resolution, within it)",
+                                                      " (and %s rows below the type's resolution, within it)",
+                                                      below[t]),
+                                  rows);
+        }
     }
   if (n_failed > 0)
     _ts_audit_report_add_check (run->report, "quantized", TS_AUDIT_FAIL,
@@ -1229,6 +1266,19 @@ add_quantized_check (AuditRun *run)
                                              "%u quantized tensors have values no closer to their source than zeros: %s",
                                              n_failed),
                                 n_failed, failed->str);
+  else if (n_below > 0)
+    _ts_audit_report_add_check (run->report, "quantized", TS_AUDIT_PASS,
+                                g_dngettext (GETTEXT_PACKAGE,
+                                             "%u tensor in a type the audit decodes but cannot re-derive "
+                                             "(the quantizer chooses its rounding): every row closer to "
+                                             "its source than zeros (relative RMS error below 1) or, where "
+                                             "its values are all below the type's resolution, within it: %s",
+                                             "%u tensors in types the audit decodes but cannot re-derive "
+                                             "(the quantizer chooses their rounding): every row closer to "
+                                             "its source than zeros (relative RMS error below 1) or, where "
+                                             "its values are all below the type's resolution, within it: %s",
+                                             n_decoded),
+                                n_decoded, types->str);
   else
     _ts_audit_report_add_check (run->report, "quantized", TS_AUDIT_PASS,
                                 g_dngettext (GETTEXT_PACKAGE,

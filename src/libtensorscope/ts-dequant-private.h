@@ -26,4 +26,10 @@ gboolean _ts_dequantize           (TsDType       dtype,
                                    float        *out,
                                    gsize         n);
 
+/* The type's resolution: the largest magnitude a block decodes to when its
+ * scales (d, and dmin or m where it has one) are the smallest positive
+ * ones (f16: 2^-24; MXFP4's E8M0: 2^-127, halved). Values far below it
+ * cannot be told apart by the type's scales; 0 if not supported. */
+double   _ts_dequantize_resolution (TsDType dtype);
+
 G_END_DECLS

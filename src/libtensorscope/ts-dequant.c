@@ -482,33 +482,36 @@ dequant_mxfp4 (const guint8 *restrict in,
 
 /* ------------------------------------------------------- dispatch */
 
+double
+_ts_dequantize_resolution (TsDType dtype)
+{
+  /* the largest |level| times the largest sub-block scale, plus the
+   * largest minimum, in units of the block scale(s) */
+  switch ((int) dtype)
+    {
+    case TS_DTYPE_Q4_0:   return 0x1p-24 * 8;            /* q - 8 */
+    case TS_DTYPE_Q4_1:   return 0x1p-24 * (15 + 1);     /* q d + m */
+    case TS_DTYPE_Q5_0:   return 0x1p-24 * 16;           /* q - 16 */
+    case TS_DTYPE_Q5_1:   return 0x1p-24 * (31 + 1);
+    case TS_DTYPE_Q8_0:   return 0x1p-24 * 128;
+    case TS_DTYPE_Q2_K:   return 0x1p-24 * (15 * 3 + 15); /* 4-bit scales and minimums */
+    case TS_DTYPE_Q3_K:   return 0x1p-24 * (32 * 4);     /* scale - 32, q - 4 */
+    case TS_DTYPE_Q4_K:   return 0x1p-24 * (63 * 15 + 63); /* 6-bit scales and minimums */
+    case TS_DTYPE_Q5_K:   return 0x1p-24 * (63 * 31 + 63);
+    case TS_DTYPE_Q6_K:   return 0x1p-24 * (128 * 32);   /* 8-bit scales, q - 32 */
+    case TS_DTYPE_IQ4_NL: return 0x1p-24 * 127;
+    case TS_DTYPE_IQ4_XS: return 0x1p-24 * (32 * 127);   /* scale - 32 */
+    case TS_DTYPE_TQ1_0:  return 0x1p-24 * 1;
+    case TS_DTYPE_TQ2_0:  return 0x1p-24 * 2;            /* q - 1 */
+    case TS_DTYPE_MXFP4:  return 0x1p-128 * 12;
+    default:              return 0;
+    }
+}
+
 gboolean
 _ts_dequantize_supported (TsDType dtype)
 {
-  switch (dtype)
-    {
-    case TS_DTYPE_Q4_0: case TS_DTYPE_Q4_1: case TS_DTYPE_Q5_0:
-    case TS_DTYPE_Q5_1: case TS_DTYPE_Q8_0:
-    case TS_DTYPE_Q2_K: case TS_DTYPE_Q3_K: case TS_DTYPE_Q4_K:
-    case TS_DTYPE_Q5_K: case TS_DTYPE_Q6_K:
-    case TS_DTYPE_IQ4_NL: case TS_DTYPE_IQ4_XS:
-    case TS_DTYPE_TQ1_0: case TS_DTYPE_TQ2_0: case TS_DTYPE_MXFP4:
-      return TRUE;
-    case TS_DTYPE_UNKNOWN: case TS_DTYPE_F32: case TS_DTYPE_F16:
-    case TS_DTYPE_BF16: case TS_DTYPE_F64:
-    case TS_DTYPE_I8: case TS_DTYPE_I16: case TS_DTYPE_I32: case TS_DTYPE_I64:
-    case TS_DTYPE_U8: case TS_DTYPE_U16: case TS_DTYPE_U32: case TS_DTYPE_U64:
-    case TS_DTYPE_BOOL: case TS_DTYPE_F8_E4M3: case TS_DTYPE_F8_E5M2:
-    case TS_DTYPE_F8_E8M0: case TS_DTYPE_F4: case TS_DTYPE_F6_E2M3:
-    case TS_DTYPE_F6_E3M2: case TS_DTYPE_Q8_1:
-    case TS_DTYPE_Q8_K: case TS_DTYPE_IQ2_XXS: case TS_DTYPE_IQ2_XS:
-    case TS_DTYPE_IQ3_XXS: case TS_DTYPE_IQ1_S:
-    case TS_DTYPE_IQ3_S: case TS_DTYPE_IQ2_S:
-    case TS_DTYPE_IQ1_M: case TS_DTYPE_NVFP4: case TS_DTYPE_Q1_0:
-    case TS_DTYPE_Q2_0: case TS_DTYPE_N_TYPES:
-    default:
-      return FALSE;
-    }
+  return _ts_dequantize_resolution (dtype) > 0;
 }
 
 gboolean
