@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """The audit of llama.cpp-quantized GGUF files (Q4_K_M, Q2_K, Q6_K, Q4_0,
-Q5_1, IQ4_NL), judged with numbers computed here in numpy.
+Q5_1, IQ4_NL, and Q8_0, which the audit re-derives byte for byte and
+which must be our converter's Q8_0), judged with numbers computed here in
+numpy.
 
 The quantized files are made by llama.cpp itself: llama_model_quantize() of
 node-llama-cpp's prebuilt libllama (tests/ref/llama_quantize.py), from our
@@ -54,7 +56,10 @@ import llamacpp  # noqa: E402
 import llama_quantize  # noqa: E402
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-FTYPES = ["Q4_K_M", "Q2_K", "Q6_K", "Q4_0", "Q5_1", "IQ4_NL"]
+FTYPES = ["Q4_K_M", "Q2_K", "Q6_K", "Q4_0", "Q5_1", "IQ4_NL", "Q8_0"]
+# Q8_0 has one rounding, llama.cpp's (the converter's and llama-quantize's):
+# the audit re-derives it byte for byte ("encoded"), decoding nothing
+ENCODED = {"Q8_0"}
 # rows of 256 (hidden) and 512 (intermediate): every K-quant applies, no fallback
 CKPT_ARGS = ["--layers", "2", "--hidden", "256", "--heads", "4", "--kv-heads", "2",
              "--intermediate", "512", "--untied", "--seed", "41"]
@@ -324,6 +329,9 @@ def check_clean_run(label, code, rep, err, q_tensors, expect, source_dtype, chec
             probs.append(f"lossy {p.get('lossy')!r}")
         if p.get("status") != "pass":
             probs.append(f"status {p.get('status')!r} ({p.get('detail')})")
+        comparison = "encoded" if qt in ENCODED else "decoded"
+        if p.get("comparison") != comparison:
+            probs.append(f"comparison {p.get('comparison')!r} != {comparison!r}")
         probs += stats_problems(p, expect[name], check_row)
         if probs:
             bad.append(f"{name}: " + "; ".join(probs))
@@ -345,7 +353,7 @@ def expectations(q_tensors, src_tensors):
     """{GGUF name: expected stats} for the quantized tensors of a file,
     against the same-named tensors of SRC (our BF16 GGUF)."""
     return {name: expected_stats(values(src_tensors[name]), values(t), int(t.shape[0]),
-                                 resolution(t.tensor_type.name))
+                                 None if t.tensor_type.name in ENCODED else resolution(t.tensor_type.name))
             for name, t in q_tensors.items() if t.tensor_type.name not in PLAIN}
 
 
@@ -487,6 +495,19 @@ def main():
         check(f"{ftype}: checkpoint-to-gguf numbers are the gguf-to-gguf run's for every quantized tensor",
               not diff, "; ".join(diff[:6]))
 
+    # llama-quantize's Q8_0 is the converter's: tensor for tensor, the bytes
+    # of our `convert --outtype q8_0` of the checkpoint
+    if "Q8_0" in results:
+        ours = WORK / "ckpt.q8_0.gguf"
+        r = cli("convert", ck, "-o", ours, "--outtype", "q8_0", "--force")
+        check("converts the checkpoint to Q8_0", r.returncode == 0, r.stderr.strip())
+        if r.returncode == 0:
+            a, b = results["Q8_0"][1], tensors(ours)
+            diff = [n for n in a if n not in b or a[n].tensor_type != b[n].tensor_type
+                    or a[n].data.tobytes() != b[n].data.tobytes()]
+            check(f"llama-quantize's Q8_0 tensors are our converter's Q8_0 tensors, byte for byte ({len(a)})",
+                  sorted(a) == sorted(b) and not diff, f"{diff[:4]}")
+
     zeros = {f: r[2].get("blk.1.ffn_gate.weight", {}).get("zero_sources_changed", 0) for f, r in results.items()}
     check("the planted zeros of blk.1.ffn_gate.weight decode to non-zero somewhere (max_rel_error's "
           f"Infinity is exercised): {zeros}", any(zeros.values()))
@@ -497,7 +518,10 @@ def main():
     # decode to zeros (the scale rounded to 0), some not.
     below, zeroed, farther = {}, set(), set()
     for ftype, (q, qt, exp) in results.items():
-        fine = [(n, qt[n].tensor_type.name) for n in FINE.values() if n in exp]
+        fine = [(n, qt[n].tensor_type.name) for n in FINE.values()
+                if n in exp and qt[n].tensor_type.name not in ENCODED]
+        if not fine:
+            continue
         below[ftype] = sum(exp[n]["rows_below_resolution"] for n, _ in fine)
         for n, tn in fine:
             v, src = values(qt[n]), values(bf16[n])
