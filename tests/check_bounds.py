@@ -268,6 +268,13 @@ def many_tensors():
     in_child(gen_too_many)
     check("GGUF 2^20 + 1 tensors (%d MB)" % (os.path.getsize(p) // MB),
           ["inspect", "--json", p], 1, 10, 256, "count-too-large")
+    # and one more than the 2^20 metadata entries a GGUF file may hold (five
+    # million took 1.1 GB)
+    p = write("gguf_2p20_plus_1_metadata.gguf",
+              lambda: gguf(b"".join(gstr(b"k%07d" % i) + u32(4) + u32(i)
+                                    for i in range(n)), n))
+    check("GGUF 2^20 + 1 metadata entries (%d MB)" % (os.path.getsize(p) // MB),
+          ["inspect", "--json", p], 1, 10, 256, "count-too-large")
     p = st_file("st_2p20_plus_1_tensors.safetensors",
                 lambda: b"{" + b",".join(
                     b'"t%07d":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}' % i

@@ -56,7 +56,7 @@ typedef enum
   /* GGUF */
   TS_FORMAT_ERROR_BAD_MAGIC,            /* bad-magic */
   TS_FORMAT_ERROR_UNSUPPORTED_VERSION,  /* unsupported-version: 0, 1 or > 3 */
-  TS_FORMAT_ERROR_COUNT_TOO_LARGE,      /* count-too-large: tensor/metadata count cannot fit in the file */
+  TS_FORMAT_ERROR_COUNT_TOO_LARGE,      /* count-too-large: more tensors or metadata entries than Tensorscope reads */
   TS_FORMAT_ERROR_STRING_PAST_EOF,      /* string-past-eof: a string length runs past the end */
   TS_FORMAT_ERROR_ARRAY_PAST_EOF,       /* array-past-eof: an array count cannot fit in the remaining bytes */
   TS_FORMAT_ERROR_EMPTY_KEY,            /* empty-key */
