@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -275,7 +276,7 @@ test_json_escapes (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       gsize where = 0;
-      TsJsonCheck check = _ts_json_check (cases[i].json, strlen (cases[i].json), 100, &where);
+      TsJsonCheck check = _ts_json_check (cases[i].json, strlen (cases[i].json), 100, &where, NULL);
 
       g_test_message ("%s", cases[i].json);
       g_assert_cmpint (check, ==, cases[i].check);
@@ -292,19 +293,210 @@ test_json_escapes (void)
       gsize large = 0;
 
       g_test_message ("%s", integers[i].json);
-      g_assert_cmpint (_ts_json_scan (integers[i].json, strlen (integers[i].json), 100, NULL, NULL, &large),
+      g_assert_cmpint (_ts_json_scan (integers[i].json, strlen (integers[i].json), 100, NULL, NULL, NULL, &large),
                        ==, TS_JSON_OK);
       g_assert_cmpuint (large, ==, integers[i].at);
     }
 
   /* -0, which serde_json reads as a float, is found where asked for */
   {
-    const char *json = "{\"shape\": [2, -0, -0.5, -01]}";
+    const char *json = "{\"shape\": [2, -0, -0.5, -0e1]}";
     gsize negative_zero = 0;
 
-    g_assert_cmpint (_ts_json_scan (json, strlen (json), 100, NULL, &negative_zero, NULL), ==, TS_JSON_OK);
+    g_assert_cmpint (_ts_json_scan (json, strlen (json), 100, NULL, NULL, &negative_zero, NULL), ==, TS_JSON_OK);
     g_assert_cmpuint (negative_zero, ==, 14);
   }
+}
+
+/* JSON's grammar, and where a fault is: the index of the token it has no
+ * place for (or of the end), with what it wanted; numbers as JSON writes
+ * them (json-glib reads 01, 1., .5 and 0x10; Python's json and serde_json
+ * do not) */
+static void
+test_json_grammar (void)
+{
+  static const struct { const char *json; TsJsonCheck check; gsize where; TsJsonExpect expected; } cases[] = {
+    { "{\"a\": [1, 2.5, -0.5e-3, 1E+9, true, false, null, \"x\", {}, []]}", TS_JSON_OK, 0, 0 },
+    { "[]", TS_JSON_OK, 0, 0 },
+    { " 0 ", TS_JSON_OK, 0, 0 },
+    { "[\"__metadata__\": 1]", TS_JSON_SYNTAX, 15, TS_JSON_EXPECT_NEXT },   /* '[' for '{' */
+    { "{\"a\":1,,\"b\":2}", TS_JSON_SYNTAX, 7, TS_JSON_EXPECT_KEY },
+    { "{\"a\":1 \"b\":2}", TS_JSON_SYNTAX, 7, TS_JSON_EXPECT_NEXT },
+    { "{\"a\" 1}", TS_JSON_SYNTAX, 5, TS_JSON_EXPECT_COLON },
+    { "{1: 2}", TS_JSON_SYNTAX, 1, TS_JSON_EXPECT_KEY_OR_CLOSE },
+    { "{\"a\": 1,}", TS_JSON_SYNTAX, 8, TS_JSON_EXPECT_KEY },
+    { "[1,]", TS_JSON_SYNTAX, 3, TS_JSON_EXPECT_VALUE },
+    { "[1}", TS_JSON_SYNTAX, 2, TS_JSON_EXPECT_NEXT },
+    { "{\"a\": ]", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_VALUE },
+    { "]", TS_JSON_SYNTAX, 0, TS_JSON_EXPECT_VALUE },
+    { "{\"a\": tru}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": 01}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": 1.}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": .5}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": 0x10}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": +1}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": 1e}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": -}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": NaN}", TS_JSON_SYNTAX, 6, TS_JSON_EXPECT_LITERAL },
+    { "{\"a\": 1", TS_JSON_SYNTAX, 7, TS_JSON_EXPECT_NEXT },                 /* the end, too soon */
+    { "{\"a\": \"x", TS_JSON_SYNTAX, 8, TS_JSON_EXPECT_QUOTE },
+    { "", TS_JSON_SYNTAX, 0, TS_JSON_EXPECT_VALUE },
+    { "  ", TS_JSON_SYNTAX, 2, TS_JSON_EXPECT_VALUE },
+    { "{\"a\": #}", TS_JSON_NOT_STRICT, 6, 0 },
+    { "{'a': 1}", TS_JSON_NOT_STRICT, 1, 0 },
+    { "\xef\xbb\xbf{}", TS_JSON_NOT_STRICT, 0, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gsize where = 12345;
+      TsJsonExpect expected = (TsJsonExpect) 99;
+      gsize len = strlen (cases[i].json);
+      TsJsonCheck check = _ts_json_check (cases[i].json, len, 100, &where, &expected);
+      g_autofree char *text = NULL;
+
+      g_test_message ("%s", cases[i].json);
+      g_assert_cmpint (check, ==, cases[i].check);
+      if (check == TS_JSON_OK)
+        continue;
+      g_assert_cmpuint (where, ==, cases[i].where);
+      if (check == TS_JSON_SYNTAX)
+        g_assert_cmpint (expected, ==, cases[i].expected);
+      text = _ts_json_describe (check, cases[i].json, len, where, expected);
+      g_test_message ("  %s", text);
+      g_assert_true (text != NULL && *text != '\0');
+    }
+
+  /* nested 128 deep is JSON enough; 129 is not, at the 129th bracket */
+  {
+    g_autoptr(GString) deep = g_string_new (NULL);
+    gsize where = 0;
+
+    for (guint d = 0; d < TS_JSON_MAX_DEPTH; d++)
+      g_string_append_c (deep, '[');
+    for (guint d = 0; d < TS_JSON_MAX_DEPTH; d++)
+      g_string_append_c (deep, ']');
+    g_assert_cmpint (_ts_json_check (deep->str, deep->len, 1000, &where, NULL), ==, TS_JSON_OK);
+    g_string_prepend_c (deep, '[');
+    g_string_append_c (deep, ']');
+    g_assert_cmpint (_ts_json_check (deep->str, deep->len, 1000, &where, NULL), ==, TS_JSON_TOO_DEEP);
+    g_assert_cmpuint (where, ==, TS_JSON_MAX_DEPTH);
+  }
+
+  /* the messages say what was wanted and what was found */
+  {
+    const char *json = "{\"a\":1 \"b\":2}";
+    gsize where = 0;
+    TsJsonExpect expected = 0;
+    g_autofree char *text = NULL;
+
+    g_assert_cmpint (_ts_json_check (json, strlen (json), 100, &where, &expected), ==, TS_JSON_SYNTAX);
+    text = _ts_json_describe (TS_JSON_SYNTAX, json, strlen (json), where, expected);
+    g_assert_cmpstr (text, ==, "',' or the closing bracket expected, not a string");
+  }
+}
+
+static TsModelFile *
+load_path (const char  *path,
+           GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  return ts_model_file_load (file, NULL, error);
+}
+
+static gboolean
+has_warning (TsModelFile *model,
+             const char  *part,
+             const char  *other)
+{
+  const char * const *warnings = ts_model_file_get_warnings (model);
+
+  for (guint i = 0; warnings != NULL && warnings[i] != NULL; i++)
+    if (strstr (warnings[i], part) != NULL && strstr (warnings[i], other) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* One shard of a checkpoint that cannot be read whole (a sibling gone, the
+ * index broken) is read alone, with a warning that says why; a config.json
+ * is said not to be a model */
+static void
+test_shard_alone (TsTestDir     *fx,
+                  gconstpointer  data)
+{
+  g_autofree char *sample = g_build_filename (fx->dir, "sample", NULL);
+  g_autofree char *shard1 = g_build_filename (sample, "model-00001-of-00002.safetensors", NULL);
+  g_autofree char *shard2 = g_build_filename (sample, "model-00002-of-00002.safetensors", NULL);
+  g_autofree char *index = g_build_filename (sample, "model.safetensors.index.json", NULL);
+  g_autofree char *config = g_build_filename (sample, "config.json", NULL);
+  g_autoptr(GFile) dir = g_file_new_for_path (sample);
+  g_autoptr(GError) error = NULL;
+  TsSampleOptions options;
+
+  ts_sample_options_init (&options);
+  options.n_shards = 2;
+  g_assert_true (ts_sample_write (dir, &options, NULL, &error));
+  g_assert_no_error (error);
+
+  /* whole: both parts, no warning */
+  {
+    g_autoptr(TsModelFile) whole = load_path (shard1, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_list_model_get_n_items (ts_model_file_get_parts (whole)), ==, 2);
+    g_assert_false (has_warning (whole, "read alone", ""));
+  }
+
+  /* a config.json */
+  {
+    g_autoptr(TsModelFile) model = load_path (config, &error);
+
+    g_assert_null (model);
+    g_assert_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_UNKNOWN_FORMAT);
+    g_assert_nonnull (strstr (error->message, "config.json: a JSON file, not a model"));
+    g_clear_error (&error);
+  }
+
+  /* the second shard gone */
+  g_assert_cmpint (g_unlink (shard2), ==, 0);
+  {
+    g_autoptr(TsModelFile) alone = load_path (shard1, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_list_model_get_n_items (ts_model_file_get_parts (alone)), ==, 1);
+    g_assert_true (has_warning (alone, "model-00001-of-00002.safetensors: read alone",
+                                "model-00002-of-00002.safetensors, which is not in the folder"));
+  }
+
+  /* the index broken */
+  g_assert_true (g_file_set_contents (index, "{\"weight_map\": {\"a\": 1,,}}", -1, &error));
+  {
+    g_autoptr(TsModelFile) alone = load_path (shard1, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (has_warning (alone, "read alone",
+                                "model.safetensors.index.json: byte 23: a string key expected, not ','"));
+  }
+}
+
+/* A GGUF file cut off right after its fixed header is told where it ends,
+ * inside the first metadata key, not blamed on its counts */
+static void
+test_gguf_cut_after_header (TsTestDir     *fx,
+                            gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->dir, "cut.gguf", NULL);
+  guint8 header[24] = { 'G', 'G', 'U', 'F', 3, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 3 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsModelFile) model = NULL;
+
+  g_assert_true (g_file_set_contents (path, (const char *) header, sizeof header, &error));
+  model = load_path (path, &error);
+  g_assert_null (model);
+  g_assert_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_TRUNCATED);
+  g_assert_cmpstr (error->message, ==, "cut.gguf: byte 24: the file ends inside the metadata key "
+                   "(8 bytes needed, 0 left; truncated download?)");
 }
 
 /* a path that is not there: one short sentence, not GIO's with the path twice */
@@ -517,9 +709,14 @@ main (int    argc,
   g_test_add_func ("/core/dtype-table", test_dtype_table);
   g_test_add_func ("/core/format-count", test_format_count);
   g_test_add_func ("/core/json-escapes", test_json_escapes);
+  g_test_add_func ("/core/json-grammar", test_json_grammar);
   g_test_add_func ("/core/missing-file", test_missing_file);
   g_test_add_func ("/core/report-stream-stops", test_report_stream_stops);
   g_test_add ("/core/report-stream", TsTestDir, NULL, ts_test_dir_setup,
               test_report_stream, ts_test_dir_teardown);
+  g_test_add ("/core/shard-alone", TsTestDir, NULL, ts_test_dir_setup,
+              test_shard_alone, ts_test_dir_teardown);
+  g_test_add ("/core/gguf-cut-after-header", TsTestDir, NULL, ts_test_dir_setup,
+              test_gguf_cut_after_header, ts_test_dir_teardown);
   return g_test_run ();
 }

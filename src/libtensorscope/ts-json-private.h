@@ -88,11 +88,26 @@ _ts_json_string_end (const char *json,
 typedef enum
 {
   TS_JSON_OK,
-  TS_JSON_NOT_STRICT,       /* a character JSON does not allow, or nested too deep */
+  TS_JSON_NOT_STRICT,       /* a character JSON does not allow outside strings */
+  TS_JSON_TOO_DEEP,         /* arrays and objects nested deeper than TS_JSON_MAX_DEPTH */
+  TS_JSON_SYNTAX,           /* a token where JSON's grammar has none, or the end too soon */
   TS_JSON_TOO_MANY_VALUES,  /* more than the values asked for */
   TS_JSON_UNKEPT_ESCAPE,    /* a string holds \u0000 or a lone surrogate */
   TS_JSON_TRAILING,         /* a second value after the document's own */
 } TsJsonCheck;
+
+/* What the grammar expects next (TS_JSON_SYNTAX says which) */
+typedef enum
+{
+  TS_JSON_EXPECT_VALUE,
+  TS_JSON_EXPECT_VALUE_OR_CLOSE,   /* after '[' */
+  TS_JSON_EXPECT_KEY_OR_CLOSE,     /* after '{' */
+  TS_JSON_EXPECT_KEY,              /* after ',' in an object */
+  TS_JSON_EXPECT_COLON,            /* after a key */
+  TS_JSON_EXPECT_NEXT,             /* after a member or element: ',' or the close */
+  TS_JSON_EXPECT_LITERAL,          /* a number, true, false or null, not what is there */
+  TS_JSON_EXPECT_QUOTE,            /* the end of a string the text ends inside */
+} TsJsonExpect;
 
 static inline gboolean
 _ts_json_is_space (char ch)
@@ -119,6 +134,55 @@ _ts_json_scalar_end (const char *json,
   return end;
 }
 
+static inline gsize
+_ts_json_digits (const char *token,
+                 gsize       len,
+                 gsize       at)
+{
+  while (at < len && g_ascii_isdigit (token[at]))
+    at++;
+  return at;
+}
+
+/* TRUE for true, false, null and numbers as JSON writes them:
+ * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? (json-glib also reads 01,
+ * 1., .5 and 0x10, which Python's json and serde_json refuse) */
+static inline gboolean
+_ts_json_literal_ok (const char *token,
+                     gsize       len)
+{
+  gsize i = 0, digits;
+
+  if ((len == 4 && memcmp (token, "true", 4) == 0) ||
+      (len == 5 && memcmp (token, "false", 5) == 0) ||
+      (len == 4 && memcmp (token, "null", 4) == 0))
+    return TRUE;
+  if (i < len && token[i] == '-')
+    i++;
+  digits = _ts_json_digits (token, len, i);
+  if (digits == i || (token[i] == '0' && digits > i + 1))
+    return FALSE;
+  i = digits;
+  if (i < len && token[i] == '.')
+    {
+      digits = _ts_json_digits (token, len, i + 1);
+      if (digits == i + 1)
+        return FALSE;
+      i = digits;
+    }
+  if (i < len && (token[i] == 'e' || token[i] == 'E'))
+    {
+      i++;
+      if (i < len && (token[i] == '+' || token[i] == '-'))
+        i++;
+      digits = _ts_json_digits (token, len, i);
+      if (digits == i)
+        return FALSE;
+      i = digits;
+    }
+  return i == len;
+}
+
 /* json-glib reads an integer beyond int64 wrong, without a word: 2^70 as
  * -1, 2^64 + 2 as a float. TRUE for the digits of such an integer (a
  * number without a fraction or an exponent). */
@@ -139,30 +203,38 @@ _ts_json_integer_too_large (const char *token,
 }
 
 /* The guard in front of json-glib, one linear scan without allocation:
- * outside strings, nothing but JSON's own characters, arrays and objects
- * nested at most TS_JSON_MAX_DEPTH deep, and at most @max_values values
- * (counted from the commas and brackets). json-glib also takes comments
- * and single-quoted strings, whose brackets this count cannot see, so
- * those are refused (a '[' after "/" "*" would otherwise recurse unseen).
- * json-glib also reads "{} {…}" as the first object and drops the rest,
- * where Python's json and serde_json refuse the "extra data": a second
- * value is refused, *@where (if given) its index. No string may hold an
- * escape json-glib cannot keep (\u0000, which would cut the string short,
- * or a lone surrogate): *@where (if given) is then the index of its
+ * JSON's grammar (json-glib's own messages name the token before the
+ * fault, at a line and column, and it reads 01, 1., .5 and 0x10, where
+ * Python's json and serde_json refuse them), outside strings nothing but
+ * JSON's own characters, arrays and objects nested at most
+ * TS_JSON_MAX_DEPTH deep, and at most @max_values values (counted from
+ * the commas and brackets). json-glib would also take comments and
+ * single-quoted strings, and reads "{} {…}" as the first object and drops
+ * the rest, where Python's json and serde_json refuse the "extra data".
+ * *@where (if given) is the index of the fault (of the character that is
+ * not JSON's, of the token the grammar has no place for or @len where the
+ * text ends too soon, of the bracket too deep, of the second value), and
+ * *@expected (if given) what the grammar wanted there. No string may hold
+ * an escape json-glib cannot keep (\u0000, which would cut the string
+ * short, or a lone surrogate): *@where is then the index of its
  * backslash. *@negative_zero (if given) is the index of the first integer
  * written "-0" (G_MAXSIZE if none), which serde_json reads as a float;
  * *@large_integer (if given) that of the first integer beyond int64. */
 static inline TsJsonCheck
-_ts_json_scan (const char *json,
-               gsize       len,
-               guint64     max_values,
-               gsize      *where,
-               gsize      *negative_zero,
-               gsize      *large_integer)
+_ts_json_scan (const char   *json,
+               gsize         len,
+               guint64       max_values,
+               gsize        *where,
+               TsJsonExpect *expected,
+               gsize        *negative_zero,
+               gsize        *large_integer)
 {
+  gboolean in_object[TS_JSON_MAX_DEPTH + 1];
+  TsJsonExpect state = TS_JSON_EXPECT_VALUE;
   guint depth = 0;
   guint64 values = 1;
   gsize bad = G_MAXSIZE;
+  gsize at = 0;
   gboolean root_done = FALSE;
 
   if (negative_zero != NULL)
@@ -172,9 +244,11 @@ _ts_json_scan (const char *json,
   for (gsize i = 0; i < len; i++)
     {
       char ch = json[i];
+      gboolean value_done = FALSE;
 
       if (_ts_json_is_space (ch))
         continue;
+      at = i;
       if (depth == 0 && root_done)
         {
           if (where != NULL)
@@ -184,29 +258,70 @@ _ts_json_scan (const char *json,
       if (ch == '"')
         {
           i = _ts_json_string_end (json, len, i, &bad);
-          root_done = depth == 0;
+          if (i >= len)
+            {
+              state = TS_JSON_EXPECT_QUOTE;
+              at = len;
+              goto syntax;
+            }
+          if (state == TS_JSON_EXPECT_KEY_OR_CLOSE || state == TS_JSON_EXPECT_KEY)
+            state = TS_JSON_EXPECT_COLON;
+          else if (state == TS_JSON_EXPECT_VALUE || state == TS_JSON_EXPECT_VALUE_OR_CLOSE)
+            value_done = TRUE;
+          else
+            goto syntax;
         }
       else if (ch == '[' || ch == '{')
         {
-          if (++depth > TS_JSON_MAX_DEPTH)
-            return TS_JSON_NOT_STRICT;
+          if (state != TS_JSON_EXPECT_VALUE && state != TS_JSON_EXPECT_VALUE_OR_CLOSE)
+            goto syntax;
+          if (depth == TS_JSON_MAX_DEPTH)
+            {
+              if (where != NULL)
+                *where = i;
+              return TS_JSON_TOO_DEEP;
+            }
           if (++values > max_values)
             return TS_JSON_TOO_MANY_VALUES;
+          in_object[++depth] = ch == '{';
+          state = ch == '{' ? TS_JSON_EXPECT_KEY_OR_CLOSE : TS_JSON_EXPECT_VALUE_OR_CLOSE;
         }
       else if (ch == ']' || ch == '}')
         {
-          if (depth > 0 && --depth == 0)
-            root_done = TRUE;
+          gboolean object = ch == '}';
+
+          if (depth == 0 || in_object[depth] != object ||
+              (state != TS_JSON_EXPECT_NEXT &&
+               state != (object ? TS_JSON_EXPECT_KEY_OR_CLOSE : TS_JSON_EXPECT_VALUE_OR_CLOSE)))
+            goto syntax;
+          depth--;
+          value_done = TRUE;
         }
       else if (ch == ',')
         {
+          if (state != TS_JSON_EXPECT_NEXT)
+            goto syntax;
           if (++values > max_values)
             return TS_JSON_TOO_MANY_VALUES;
+          state = in_object[depth] ? TS_JSON_EXPECT_KEY : TS_JSON_EXPECT_VALUE;
+        }
+      else if (ch == ':')
+        {
+          if (state != TS_JSON_EXPECT_COLON)
+            goto syntax;
+          state = TS_JSON_EXPECT_VALUE;
         }
       else if (_ts_json_is_scalar_char (ch))
         {
           gsize end = _ts_json_scalar_end (json, len, i);
 
+          if (state != TS_JSON_EXPECT_VALUE && state != TS_JSON_EXPECT_VALUE_OR_CLOSE)
+            goto syntax;
+          if (!_ts_json_literal_ok (json + i, end - i))
+            {
+              state = TS_JSON_EXPECT_LITERAL;
+              goto syntax;
+            }
           if (negative_zero != NULL && *negative_zero == G_MAXSIZE &&
               end - i == 2 && ch == '-' && json[i + 1] == '0')
             *negative_zero = i;
@@ -214,10 +329,26 @@ _ts_json_scan (const char *json,
               _ts_json_integer_too_large (json + i, end - i))
             *large_integer = i;
           i = end - 1;
-          root_done = depth == 0;
+          value_done = TRUE;
         }
-      else if (ch != ':')
-        return TS_JSON_NOT_STRICT;
+      else
+        {
+          if (where != NULL)
+            *where = i;
+          return TS_JSON_NOT_STRICT;
+        }
+      if (value_done)
+        {
+          if (depth == 0)
+            root_done = TRUE;
+          else
+            state = TS_JSON_EXPECT_NEXT;
+        }
+    }
+  if (!root_done)
+    {
+      at = len;
+      goto syntax;
     }
   if (bad != G_MAXSIZE)
     {
@@ -226,15 +357,39 @@ _ts_json_scan (const char *json,
       return TS_JSON_UNKEPT_ESCAPE;
     }
   return TS_JSON_OK;
+
+syntax:
+  /* an escape found before the fault is the first problem */
+  if (bad != G_MAXSIZE)
+    {
+      if (where != NULL)
+        *where = bad;
+      return TS_JSON_UNKEPT_ESCAPE;
+    }
+  if (where != NULL)
+    *where = at;
+  if (expected != NULL)
+    *expected = state;
+  return TS_JSON_SYNTAX;
 }
 
 static inline TsJsonCheck
-_ts_json_check (const char *json,
-                gsize       len,
-                guint64     max_values,
-                gsize      *where)
+_ts_json_check (const char   *json,
+                gsize         len,
+                guint64       max_values,
+                gsize        *where,
+                TsJsonExpect *expected)
 {
-  return _ts_json_scan (json, len, max_values, where, NULL, NULL);
+  return _ts_json_scan (json, len, max_values, where, expected, NULL, NULL);
 }
+
+/* A sentence for a TS_JSON_NOT_STRICT, TS_JSON_TOO_DEEP or TS_JSON_SYNTAX
+ * result of _ts_json_scan() at @where (what the grammar @expected there),
+ * without the file or byte (ts-side-file.c) */
+char *_ts_json_describe (TsJsonCheck   check,
+                         const char   *json,
+                         gsize         len,
+                         gsize         where,
+                         TsJsonExpect  expected);
 
 G_END_DECLS

@@ -325,6 +325,14 @@ sniff_and_load (GFile           *file,
                    "data; fetch the real file (git lfs pull)"), name);
       return NULL;
     }
+  /* config.json, tokenizer.json: a model's side files, not a model */
+  if (g_str_has_suffix (name, ".json") && !g_str_has_suffix (name, ".index.json"))
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_UNKNOWN_FORMAT,
+                   _("%s: a JSON file, not a model: open the checkpoint's folder, its "
+                     "model.safetensors.index.json, or a .safetensors or .gguf file"), name);
+      return NULL;
+    }
   if (g_str_has_suffix (name, ".json") ||
       g_str_has_suffix (name, ".safetensors") ||
       (n_read >= 9 && head[8] == '{'))

@@ -431,16 +431,28 @@ parse_header_json (const char   *file_name,
   g_autoptr(GError) local_error = NULL;
   const char *bad = NULL;
   TsJsonCheck check;
+  TsJsonExpect expected = TS_JSON_EXPECT_VALUE;
   gsize where = 0, negative_zero, large_integer;
+  guint64 blank;
 
   if (!g_utf8_validate_len (json, len, &bad))
     return fail_at (error, file_name, 8 + (bad - json), TS_FORMAT_ERROR_HEADER_NOT_UTF8,
                     _("the JSON header is not valid UTF-8"));
-  check = _ts_json_scan (json, len, TS_JSON_MAX_HEADER_VALUES, &where, &negative_zero, &large_integer);
-  if (check == TS_JSON_NOT_STRICT)
-    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
-                    _("the JSON header is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
-                    TS_JSON_MAX_DEPTH);
+  /* no JSON value at all: not an object (the header is not NUL-terminated) */
+  for (blank = 0; blank < len && _ts_json_is_space (json[blank]); blank++)
+    ;
+  if (blank == len)
+    return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_NOT_OBJECT,
+                    len == 0 ? _("the JSON header is empty") : _("the JSON header holds only white space"));
+  check = _ts_json_scan (json, len, TS_JSON_MAX_HEADER_VALUES, &where, &expected, &negative_zero,
+                         &large_integer);
+  if (check == TS_JSON_NOT_STRICT || check == TS_JSON_TOO_DEEP || check == TS_JSON_SYNTAX)
+    {
+      g_autofree char *problem = _ts_json_describe (check, json, len, where, expected);
+
+      return fail_at (error, file_name, 8 + where, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
+                      _("the JSON header is not valid JSON: %s"), problem);
+    }
   if (check == TS_JSON_TOO_MANY_VALUES)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
                     _("the JSON header holds more than %d values, more than a million tensors "
@@ -638,6 +650,7 @@ parse_index (GFile        *index_file,
   JsonObject *root, *map;
   JsonNode *meta;
   TsJsonCheck check;
+  TsJsonExpect expected = TS_JSON_EXPECT_VALUE;
   gsize len, where = 0;
 
   if (!_ts_load_side_file (index_file, ST_MAX_HEADER, cancellable, &contents, &len, &local_error))
@@ -648,11 +661,14 @@ parse_index (GFile        *index_file,
   if (strspn (contents, " \t\n\r") == len)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     len == 0 ? _("the index is empty") : _("the index holds only white space"));
-  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where);
-  if (check == TS_JSON_NOT_STRICT)
-    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    _("the index is not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or nests arrays or objects deeper than %d levels"),
-                    TS_JSON_MAX_DEPTH);
+  check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where, &expected);
+  if (check == TS_JSON_NOT_STRICT || check == TS_JSON_TOO_DEEP || check == TS_JSON_SYNTAX)
+    {
+      g_autofree char *problem = _ts_json_describe (check, contents, len, where, expected);
+
+      return fail_at (error, name, where, TS_FORMAT_ERROR_INVALID_INDEX,
+                      _("the index is not valid JSON: %s"), problem);
+    }
   if (check == TS_JSON_TOO_MANY_VALUES)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index holds more than %d JSON values, more than any real one"),
@@ -857,14 +873,17 @@ load_folder_without_index (GFile           *dir,
   return TS_MODEL_FILE (g_steal_pointer (&self));
 }
 
-/* The index next to @shard that lists it, if any. */
+/* The index next to @shard that lists it, if any. An index there that
+ * cannot be read is told in *@problem. */
 static GFile *
-find_index_for_shard (GFile *shard)
+find_index_for_shard (GFile  *shard,
+                      char  **problem)
 {
   g_autoptr(GFile) dir = g_file_get_parent (shard);
   g_autoptr(GFile) index = NULL;
   g_autofree char *shard_name = g_file_get_basename (shard);
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GError) local_error = NULL;
   JsonObject *root;
   JsonObject *map;
   g_autoptr(GList) values = NULL;
@@ -872,10 +891,20 @@ find_index_for_shard (GFile *shard)
   if (dir == NULL)
     return NULL;
   index = g_file_get_child (dir, DEFAULT_INDEX);
-  root = _ts_load_side_json (index, ST_MAX_HEADER, parser, NULL);
-  if (root == NULL || !json_object_has_member (root, "weight_map") ||
-      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "weight_map")))
+  if (!g_file_query_exists (index, NULL))
     return NULL;
+  root = _ts_load_side_json (index, ST_MAX_HEADER, parser, &local_error);
+  if (root == NULL)
+    {
+      *problem = g_strdup (local_error->message);
+      return NULL;
+    }
+  if (!json_object_has_member (root, "weight_map") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "weight_map")))
+    {
+      *problem = g_strdup_printf (_("%s: the index has no \"weight_map\" object"), DEFAULT_INDEX);
+      return NULL;
+    }
   map = json_object_get_object_member (root, "weight_map");
   values = json_object_get_values (map);
   for (GList *l = values; l; l = l->next)
@@ -894,6 +923,7 @@ _ts_safetensors_file_load (GFile           *file,
 {
   g_autoptr(TsSafetensorsFile) self = NULL;
   g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *problem = NULL;
   g_autoptr(GFile) index = NULL;
 
   if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, cancellable) == G_FILE_TYPE_DIRECTORY)
@@ -906,15 +936,34 @@ _ts_safetensors_file_load (GFile           *file,
   if (g_str_has_suffix (name, ".json"))
     return load_sharded (file, progress, cancellable, error);
 
-  index = find_index_for_shard (file);
+  /* a shard opens its whole checkpoint; where that cannot be read (a
+   * sibling missing or cut short, a broken index), the shard asked for is
+   * read alone, and the model says why */
+  index = find_index_for_shard (file, &problem);
   if (index != NULL)
-    return load_sharded (index, progress, cancellable, error);
+    {
+      g_autoptr(GError) whole_error = NULL;
+      TsModelFile *whole = load_sharded (index, progress, cancellable, &whole_error);
+
+      if (whole != NULL)
+        return whole;
+      if (g_error_matches (whole_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&whole_error));
+          return NULL;
+        }
+      problem = g_strdup (whole_error->message);
+    }
 
   self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
   _ts_model_file_set_file (TS_MODEL_FILE (self), file);
   _ts_model_file_set_progress (TS_MODEL_FILE (self), progress);
   if (!load_part (TS_MODEL_FILE (self), file, 0, 1, cancellable, error))
     return NULL;
+  if (problem != NULL)
+    _ts_model_file_add_warning (TS_MODEL_FILE (self),
+                                _("%s: read alone, as the checkpoint it is a shard of cannot be "
+                                  "read: %s"), name, problem);
   return TS_MODEL_FILE (g_steal_pointer (&self));
 }
 

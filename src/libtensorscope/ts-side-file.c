@@ -241,6 +241,8 @@ _ts_load_side_json (GFile        *file,
   gsize len, where = 0;
   JsonNode *root;
   gsize large_integer;
+  TsJsonCheck check;
+  TsJsonExpect expected = TS_JSON_EXPECT_VALUE;
 
   if (!_ts_load_side_file (file, max_size, NULL, &contents, &len, &local_error))
     {
@@ -253,16 +255,22 @@ _ts_load_side_json (GFile        *file,
                    name, (guint64) (bad - contents));
       return NULL;
     }
-  switch (_ts_json_scan (contents, len, TS_JSON_MAX_VALUES, &where, NULL, &large_integer))
+  switch ((check = _ts_json_scan (contents, len, TS_JSON_MAX_VALUES, &where, &expected, NULL,
+                                  &large_integer)))
     {
     case TS_JSON_OK:
     default:
       break;
     case TS_JSON_NOT_STRICT:
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: not strict JSON (a comment, a single quote, a byte-order mark or another character JSON does not allow outside strings), or arrays or objects nested deeper than %d levels"),
-                   name, TS_JSON_MAX_DEPTH);
-      return NULL;
+    case TS_JSON_TOO_DEEP:
+    case TS_JSON_SYNTAX:
+      {
+        g_autofree char *problem = _ts_json_describe (check, contents, len, where, expected);
+
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s: byte %" PRIu64 ": %s"),
+                     name, (guint64) where, problem);
+        return NULL;
+      }
     case TS_JSON_TOO_MANY_VALUES:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("%s: more than %d JSON values, more than any real one holds"),
@@ -300,6 +308,71 @@ _ts_load_side_json (GFile        *file,
       return NULL;
     }
   return json_node_get_object (root);
+}
+
+/* The token at @where, for a message: a character, a literal, "a string" */
+static char *
+json_token_at (const char *json,
+               gsize       len,
+               gsize       where)
+{
+  char ch = json[where];
+
+  if (ch == '"')
+    return g_strdup (_("a string"));
+  if (_ts_json_is_scalar_char (ch))
+    {
+      gsize end = MIN (_ts_json_scalar_end (json, len, where), where + 24);
+
+      return g_strdup_printf ("'%.*s'", (int) (end - where), json + where);
+    }
+  if (g_ascii_isprint (ch))
+    return g_strdup_printf ("'%c'", ch);
+  return g_strdup_printf ("byte 0x%02x", (guchar) ch);
+}
+
+char *
+_ts_json_describe (TsJsonCheck   check,
+                   const char   *json,
+                   gsize         len,
+                   gsize         where,
+                   TsJsonExpect  expected)
+{
+  static const char * const wanted[] = {
+    [TS_JSON_EXPECT_VALUE] = N_("a value"),
+    [TS_JSON_EXPECT_VALUE_OR_CLOSE] = N_("a value or ']'"),
+    [TS_JSON_EXPECT_KEY_OR_CLOSE] = N_("a string key or '}'"),
+    [TS_JSON_EXPECT_KEY] = N_("a string key"),
+    [TS_JSON_EXPECT_COLON] = N_("':' after the key"),
+    [TS_JSON_EXPECT_NEXT] = N_("',' or the closing bracket"),
+    [TS_JSON_EXPECT_LITERAL] = N_("a number, true, false or null"),
+    [TS_JSON_EXPECT_QUOTE] = N_("the string's closing quote"),
+  };
+  g_autofree char *token = NULL;
+
+  switch (check)
+    {
+    case TS_JSON_TOO_DEEP:
+      return g_strdup_printf (_("arrays or objects nest deeper than %d levels"), TS_JSON_MAX_DEPTH);
+    case TS_JSON_NOT_STRICT:
+      token = where < len ? json_token_at (json, len, where) : g_strdup ("?");
+      /* TRANSLATORS: %s is a character, as '#' or byte 0xef */
+      return g_strdup_printf (_("%s is not JSON outside a string (a comment, a single quote, "
+                                "a byte-order mark?)"), token);
+    case TS_JSON_SYNTAX:
+      if (where >= len)
+        return g_strdup_printf (_("the text ends before its JSON value does: %s expected"),
+                                _(wanted[expected]));
+      token = json_token_at (json, len, where);
+      /* TRANSLATORS: "',' or the closing bracket expected, not a string" */
+      return g_strdup_printf (_("%s expected, not %s"), _(wanted[expected]), token);
+    case TS_JSON_OK:
+    case TS_JSON_TOO_MANY_VALUES:
+    case TS_JSON_UNKEPT_ESCAPE:
+    case TS_JSON_TRAILING:
+    default:
+      return g_strdup (_("not valid JSON"));
+    }
 }
 
 /* Python's truth value of a JSON value (FALSE for a missing one) */
