@@ -117,6 +117,12 @@ setup_cell (GtkSignalListItemFactory *factory,
                                : g_strcmp0 (column->css_class, "transform") == 0 ? PANGO_ELLIPSIZE_END
                                : PANGO_ELLIPSIZE_MIDDLE);
       ts_label_add_full_text_tooltip (GTK_LABEL (label));
+      /* a tensor name keeps 24 characters at least (a GGUF name whole,
+       * "blk.0.attn_output.weight"): a narrow window (the wizard's 600 px)
+       * scrolls the table sideways rather than cut it to "…ttn_k.weight",
+       * its layer gone */
+      if (g_strcmp0 (column->css_class, "tensor-name") == 0)
+        gtk_label_set_width_chars (GTK_LABEL (label), 24);
     }
   if (column->css_class != NULL)
     gtk_widget_add_css_class (label, column->css_class);

@@ -1173,8 +1173,9 @@ plan_worker (GTask        *task,
 }
 
 /* The diagram takes its natural height where the window has room, and
- * at most 45 % of the page where it has not: a short window keeps rows of
- * the tables in view, and the diagram scrolls. */
+ * at most 45 % of the page below the summary where it has not: a short
+ * window keeps rows of the tables in view, and the diagram scrolls. The
+ * paned keeps either side at its minimum (the .ui's), whatever is set. */
 static gboolean
 place_preview_divider (gpointer user_data)
 {
@@ -1433,6 +1434,7 @@ add_column (GtkColumnView *view,
             CellText       text_func,
             const char    *css_class,
             int            width,
+            gboolean       expand,
             gpointer       user_data)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
@@ -1444,10 +1446,11 @@ add_column (GtkColumnView *view,
   g_signal_connect (factory, "bind", G_CALLBACK (bind_label), user_data);
   column = gtk_column_view_column_new (title, factory);
   gtk_column_view_column_set_resizable (column, TRUE);
-  if (width > 0)
-    gtk_column_view_column_set_fixed_width (column, width);
-  else
-    gtk_column_view_column_set_expand (column, TRUE);
+  /* the column that takes the spare room keeps its width where there is
+   * none: a narrow window scrolls the table sideways rather than squeeze
+   * the transforms to "permut…" */
+  gtk_column_view_column_set_fixed_width (column, width);
+  gtk_column_view_column_set_expand (column, expand);
   gtk_column_view_append_column (view, column);
 }
 
@@ -1534,16 +1537,17 @@ md_origin (gpointer item,
 static void
 build_plan_columns (TsConvertWizard *self)
 {
-  add_column (self->plan_tensors_view, _("Hugging Face Tensor"), plan_source_name, "tensor-name", 330, self);
-  add_column (self->plan_tensors_view, _("GGUF Tensor"), plan_target_name, "tensor-name", 220, self);
-  add_column (self->plan_tensors_view, _("Type"), plan_dtype, NULL, 70, self);
-  add_column (self->plan_tensors_view, _("GGUF Shape"), plan_shape, "numeric", 120, self);
-  add_column (self->plan_tensors_view, _("Transform"), plan_transform, NULL, 0, self);
-  add_column (self->plan_tensors_view, _("Data Offset"), plan_offset, "numeric", 110, self);
+  add_column (self->plan_tensors_view, _("Hugging Face Tensor"), plan_source_name, "tensor-name", 330, FALSE, self);
+  add_column (self->plan_tensors_view, _("GGUF Tensor"), plan_target_name, "tensor-name", 220, FALSE, self);
+  add_column (self->plan_tensors_view, _("Type"), plan_dtype, NULL, 70, FALSE, self);
+  add_column (self->plan_tensors_view, _("GGUF Shape"), plan_shape, "numeric", 120, FALSE, self);
+  /* as wide as "permuted (8 heads) · copied" */
+  add_column (self->plan_tensors_view, _("Transform"), plan_transform, NULL, 210, TRUE, self);
+  add_column (self->plan_tensors_view, _("Data Offset"), plan_offset, "numeric", 110, FALSE, self);
 
-  add_column (self->plan_metadata_view, _("Key"), md_key, "tensor-name", 320, self);
-  add_column (self->plan_metadata_view, _("Value"), md_value, "metadata-value", 0, self);
-  add_column (self->plan_metadata_view, _("Origin"), md_origin, NULL, 260, self);
+  add_column (self->plan_metadata_view, _("Key"), md_key, "tensor-name", 320, FALSE, self);
+  add_column (self->plan_metadata_view, _("Value"), md_value, "metadata-value", 300, TRUE, self);
+  add_column (self->plan_metadata_view, _("Origin"), md_origin, NULL, 260, FALSE, self);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -928,6 +928,450 @@ test_wizard_target_checks (void)
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
 
+/* ------------------------------------------------------------------------ */
+/* A small window                                                            */
+
+typedef struct
+{
+  int width;    /* what is drawn of the window; 0 × 0: its minimum */
+  int height;
+} WindowSize;
+
+static const WindowSize minimum_size = { 0, 0 };
+static const WindowSize size_600x560 = { 600, 560 };
+
+typedef struct
+{
+  GtkWidget *window;
+  int        width;
+  int        height;
+} SizeWait;
+
+static gboolean
+is_shown (gpointer data)
+{
+  return gtk_widget_get_mapped (data) && gtk_widget_get_width (data) > 0;
+}
+
+static gboolean
+has_size (gpointer data)
+{
+  SizeWait *wait = data;
+
+  return gtk_widget_get_width (wait->window) == wait->width &&
+         gtk_widget_get_height (wait->window) == wait->height;
+}
+
+/* Resizes @wizard so that what is drawn of it is @size (the default size
+ * counts the margins of the window's shadow too), or to its minimum;
+ * @shown gets the size drawn */
+static void
+resize_wizard (TsConvertWizard  *wizard,
+               const WindowSize *size,
+               WindowSize       *shown)
+{
+  GtkWidget *widget = GTK_WIDGET (wizard);
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (wizard));
+  SizeWait wait = { widget, size->width, size->height };
+  int margin_x, margin_y;
+
+  ts_test_wait_until (is_shown, widget, 10, "the window to show");
+  margin_x = gdk_surface_get_width (surface) - gtk_widget_get_width (widget);
+  margin_y = gdk_surface_get_height (surface) - gtk_widget_get_height (widget);
+  if (size->width == 0)
+    {
+      int min_width, min_height;
+
+      gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+      gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, min_width, &min_height, NULL, NULL, NULL);
+      wait.width = min_width - margin_x;
+      wait.height = min_height - margin_y;
+    }
+  gtk_window_set_default_size (GTK_WINDOW (wizard), wait.width + margin_x, wait.height + margin_y);
+  ts_test_wait_until (has_size, &wait, 10, "the window to take its size");
+  shown->width = wait.width;
+  shown->height = wait.height;
+}
+
+/* a widget of the wizard's template (or of its audit pane's) by its id */
+static GtkWidget *
+wizard_child (TsConvertWizard *wizard,
+              const char      *id)
+{
+  GObject *child = gtk_widget_get_template_child (GTK_WIDGET (wizard), TS_TYPE_CONVERT_WIZARD, id);
+
+  g_assert_nonnull (child);
+  return GTK_WIDGET (child);
+}
+
+static GtkWidget *
+pane_child (TsAuditPane *pane,
+            const char  *id)
+{
+  GObject *child = gtk_widget_get_template_child (GTK_WIDGET (pane), TS_TYPE_AUDIT_PANE, id);
+
+  g_assert_nonnull (child);
+  return GTK_WIDGET (child);
+}
+
+static gboolean
+pages_still (gpointer data)
+{
+  return !gtk_stack_get_transition_running (GTK_STACK (wizard_child (data, "stack")));
+}
+
+/* the page has slid in: its widgets are where they stay */
+static void
+wait_for_page (TsConvertWizard *wizard)
+{
+  ts_test_wait_until (pages_still, wizard, 5, "the page to slide in");
+  ts_test_run_for (100);
+}
+
+/* the window is still @shown: the page has not made it larger */
+static void
+assert_window_is (TsConvertWizard  *wizard,
+                  const WindowSize *shown)
+{
+  g_test_message ("page %s at %d × %d", ts_convert_wizard_get_page (wizard),
+                  gtk_widget_get_width (GTK_WIDGET (wizard)), gtk_widget_get_height (GTK_WIDGET (wizard)));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (wizard)), ==, shown->width);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (wizard)), ==, shown->height);
+}
+
+/* @widget is shown whole inside the window, at least @min_width ×
+ * @min_height */
+static void
+assert_inside (TsConvertWizard *wizard,
+               GtkWidget       *widget,
+               const char      *what,
+               int              min_width,
+               int              min_height)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (wizard));
+  int height = gtk_widget_get_height (GTK_WIDGET (wizard));
+  graphene_rect_t r;
+
+  g_assert_nonnull (widget);
+  if (!gtk_widget_is_drawable (widget))
+    g_error ("%s is not shown", what);
+  g_assert_true (gtk_widget_compute_bounds (widget, GTK_WIDGET (wizard), &r));
+  g_test_message ("%s: %.0f × %.0f at %.0f, %.0f", what, r.size.width, r.size.height, r.origin.x, r.origin.y);
+  if (r.origin.x < 0 || r.origin.y < 0 ||
+      r.origin.x + r.size.width > width || r.origin.y + r.size.height > height)
+    g_error ("%s (%.0f × %.0f at %.0f, %.0f) is not inside the %d × %d window",
+             what, r.size.width, r.size.height, r.origin.x, r.origin.y, width, height);
+  if (r.size.width < min_width || r.size.height < min_height)
+    g_error ("%s is %.0f × %.0f, less than %d × %d", what, r.size.width, r.size.height, min_width, min_height);
+}
+
+/* the header bar's buttons and title are shown whole, side by side */
+static void
+assert_header_fits (TsConvertWizard *wizard)
+{
+  static const char * const ids[] = { "cancel_button", "back_button", "next_button" };
+  GtkWidget *title = gtk_widget_get_parent (wizard_child (wizard, "subtitle_label"));
+  graphene_rect_t title_bounds;
+
+  assert_inside (wizard, title, "the title", 0, 0);
+  g_assert_true (gtk_widget_compute_bounds (title, GTK_WIDGET (wizard), &title_bounds));
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      GtkWidget *button = wizard_child (wizard, ids[i]);
+      graphene_rect_t bounds;
+      int natural;
+
+      if (!gtk_widget_get_visible (button))
+        continue;
+      gtk_widget_measure (button, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+      assert_inside (wizard, button, ids[i], natural, 0);
+      g_assert_true (gtk_widget_compute_bounds (button, GTK_WIDGET (wizard), &bounds));
+      g_assert_false (graphene_rect_intersection (&bounds, &title_bounds, NULL));
+    }
+}
+
+/* the rows of the table @view (a column view) shown whole in its
+ * scrolled window, each in @rows */
+static void
+get_rows_shown (GtkWidget *view,
+                GPtrArray *rows)
+{
+  GtkWidget *list = ts_test_find_descendant (view, GTK_TYPE_LIST_VIEW);
+  graphene_rect_t area, row;
+
+  /* the list under the column titles is as tall as the part shown */
+  g_assert_nonnull (list);
+  g_assert_true (gtk_widget_compute_bounds (list, view, &area));
+  for (GtkWidget *c = gtk_widget_get_first_child (list); c != NULL; c = gtk_widget_get_next_sibling (c))
+    if (gtk_widget_get_child_visible (c) && gtk_widget_is_drawable (c) &&
+        gtk_widget_compute_bounds (c, view, &row) &&
+        row.origin.y >= area.origin.y && row.origin.y + row.size.height <= area.origin.y + area.size.height)
+      g_ptr_array_add (rows, c);
+}
+
+/* the table @view shows @min_rows rows at least, in a scrolled window
+ * shown whole, at least @min_width wide */
+static void
+assert_table_shown (TsConvertWizard *wizard,
+                    GtkWidget       *view,
+                    const char      *what,
+                    int              min_width,
+                    guint            min_rows)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  assert_inside (wizard, gtk_widget_get_ancestor (view, GTK_TYPE_SCROLLED_WINDOW), what, min_width, 0);
+  get_rows_shown (view, rows);
+  g_test_message ("%s: %u rows shown", what, rows->len);
+  if (rows->len < min_rows)
+    g_error ("%s shows %u rows, not %u", what, rows->len, min_rows);
+}
+
+/* In the rows shown of @view, the cells of the column titled @title are
+ * readable: as wide as their whole text, or @min_width at least. (A row
+ * holds its cells in the order of the columns.) */
+static void
+assert_column_readable (GtkWidget  *view,
+                        const char *title,
+                        int         min_width)
+{
+  GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  guint index = G_MAXUINT;
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
+        index = i;
+    }
+  g_assert_cmpuint (index, !=, G_MAXUINT);
+  get_rows_shown (view, rows);
+  g_assert_cmpuint (rows->len, >, 0);
+  for (guint r = 0; r < rows->len; r++)
+    {
+      GtkWidget *cell = gtk_widget_get_first_child (rows->pdata[r]);
+      GtkWidget *label;
+      int natural;
+
+      for (guint i = 0; i < index && cell != NULL; i++)
+        cell = gtk_widget_get_next_sibling (cell);
+      g_assert_nonnull (cell);
+      label = ts_test_find_descendant (cell, GTK_TYPE_LABEL);
+      g_assert_nonnull (label);
+      gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+      if (gtk_widget_get_width (label) < MIN (natural, min_width))
+        g_error ("%s: “%s” is %d px wide, its text %d px", title, gtk_label_get_text (GTK_LABEL (label)),
+                 gtk_widget_get_width (label), natural);
+    }
+}
+
+/* what every page has: the header bar and the steps, whole; and no page
+ * makes the window larger than @shown */
+static void
+assert_page_fits (TsConvertWizard  *wizard,
+                  const WindowSize *shown,
+                  const char       *screenshot)
+{
+  assert_window_is (wizard, shown);
+  assert_header_fits (wizard);
+  assert_inside (wizard, wizard_child (wizard, "steps_box"), "the steps", 0, 0);
+  save_screenshot (GTK_WIDGET (wizard), screenshot);
+}
+
+static char *
+small_screenshot_name (GtkWidget  *wizard,
+                       const char *page)
+{
+  return g_strdup_printf ("wizard-small-%dx%d-%s.png", gtk_widget_get_width (wizard),
+                          gtk_widget_get_height (wizard), page);
+}
+
+/* Preview: the summary, the diagram down to its bar and first labels, and
+ * a few rows of each table with readable columns */
+static void
+assert_preview_fits (TsConvertWizard  *wizard,
+                     const WindowSize *shown,
+                     const char       *name)
+{
+  GtkWidget *area = wizard_child (wizard, "layout_area");
+  GtkWidget *diagram = gtk_widget_get_ancestor (area, GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *tensors = wizard_child (wizard, "plan_tensors_view");
+  GtkWidget *metadata = wizard_child (wizard, "plan_metadata_view");
+  GtkStack *tables = GTK_STACK (gtk_widget_get_ancestor (tensors, GTK_TYPE_STACK));
+  TsLayout *layout = ts_convert_wizard_get_preview_layout (wizard);
+  const TsLayoutBand *first = ts_layout_get_band (layout, 0);
+  g_autofree char *screenshot = small_screenshot_name (GTK_WIDGET (wizard), name);
+  g_autofree char *metadata_name = NULL;
+  int width = gtk_widget_get_width (GTK_WIDGET (wizard));
+
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  wait_for_page (wizard);
+  gtk_stack_set_visible_child_name (tables, "tensors");
+  assert_inside (wizard, wizard_child (wizard, "preview_summary_label"), "the summary", width, 0);
+  assert_inside (wizard, diagram, "the diagram", width, 150);
+  assert_inside (wizard, ts_test_find_descendant (wizard_child (wizard, "preview_paned"), GTK_TYPE_STACK_SWITCHER),
+                 "the table switcher", 0, 0);
+  /* the diagram shows its bar, and is drawn for the width it has */
+  g_assert_true (first->visible);
+  g_assert_cmpfloat (first->y + first->height, <=, gtk_widget_get_height (diagram));
+  g_assert_cmpint (gtk_widget_get_width (area), ==, gtk_widget_get_width (diagram));
+  assert_table_shown (wizard, tensors, "the tensor mapping", width, 4);
+  assert_column_readable (tensors, "Hugging Face Tensor", 250);
+  assert_column_readable (tensors, "GGUF Tensor", G_MAXINT);
+  assert_column_readable (tensors, "Transform", G_MAXINT);
+  assert_page_fits (wizard, shown, screenshot);
+
+  gtk_stack_set_visible_child_name (tables, "metadata");
+  ts_test_run_for (100);
+  assert_table_shown (wizard, metadata, "the metadata", width, 4);
+  assert_column_readable (metadata, "Key", 250);
+  assert_column_readable (metadata, "Value", 200);
+  g_free (screenshot);
+  metadata_name = g_strconcat (name, "-metadata", NULL);
+  screenshot = small_screenshot_name (GTK_WIDGET (wizard), metadata_name);
+  save_screenshot (GTK_WIDGET (wizard), screenshot);
+  gtk_stack_set_visible_child_name (tables, "tensors");
+
+  /* the divider dragged to either end squeezes neither side away */
+  {
+    GtkPaned *paned = GTK_PANED (wizard_child (wizard, "preview_paned"));
+    int position = gtk_paned_get_position (paned);
+    int max_position;
+
+    gtk_paned_set_position (paned, 0);
+    ts_test_run_for (200);
+    assert_inside (wizard, diagram, "the diagram, the divider up", width, 150);
+    g_object_get (paned, "max-position", &max_position, NULL);
+    gtk_paned_set_position (paned, max_position);
+    ts_test_run_for (200);
+    assert_table_shown (wizard, tensors, "the tensor mapping, the divider down", width, 4);
+    assert_inside (wizard, wizard_child (wizard, "preview_summary_label"), "the summary", width, 0);
+    assert_window_is (wizard, shown);
+    gtk_paned_set_position (paned, position);
+    ts_test_run_for (200);
+  }
+}
+
+/* Every page, at the smallest window the wizard allows and at 600 × 560:
+ * nothing cut, overlapping, squeezed or out of the window; the tables
+ * scroll, with rows in view, and the preview's diagram keeps its bar and
+ * first labels in view. Before, the preview's diagram was cut to 94 px at
+ * the smallest (above the end of its bar) and to 132 px at 600 × 560
+ * (through its labels), a drag of the divider could take either side
+ * away, the Transform and Value columns were squeezed below their text
+ * ("Tin…" for "Tiny Llama"), the audit's tensor names to "…ttn_k.weight",
+ * and the Verify page widened the window. */
+static void
+test_wizard_small_window (gconstpointer data)
+{
+  const WindowSize *size = data;
+  g_autofree char *path = g_build_filename (fixture_dir, "small-window.gguf", NULL);
+  g_autofree char *existing = g_build_filename (fixture_dir, "small-window-existing.gguf", NULL);
+  g_autoptr(GFile) target = g_file_new_for_path (path);
+  g_autoptr(GFile) replaced = g_file_new_for_path (existing);
+  TsConvertWizard *wizard = open_wizard (sample_dir);
+  GtkWidget *window = GTK_WIDGET (wizard);
+  GtkWidget *content = gtk_window_get_child (GTK_WINDOW (wizard));
+  g_autofree char *screenshot = NULL;
+  WindowSize shown;
+  TsAuditPane *pane;
+
+  resize_wizard (wizard, size, &shown);
+  g_test_message ("the window is %d × %d", shown.width, shown.height);
+
+  /* 1. Source: the folder chosen, with its button */
+  wait_for_page (wizard);
+  assert_inside (wizard, wizard_child (wizard, "drop_box"), "the folder", 0, 0);
+  screenshot = small_screenshot_name (window, "1-source");
+  assert_page_fits (wizard, &shown, screenshot);
+
+  /* 2. Options: no wider than the window (it scrolls down) */
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (sizes_known, wizard, 30, "the predicted sizes");
+  wait_for_page (wizard);
+  {
+    graphene_rect_t bounds;
+
+    g_assert_true (gtk_widget_compute_bounds (wizard_child (wizard, "type_list"), window, &bounds));
+    g_assert_cmpfloat (bounds.origin.x, >=, 0);
+    g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, shown.width);
+  }
+  g_free (screenshot);
+  screenshot = small_screenshot_name (window, "2-options");
+  assert_page_fits (wizard, &shown, screenshot);
+
+  /* 3. Preview, of a file to replace (the summary says so: a line more),
+   * then of a new one */
+  g_assert_true (g_file_set_contents (existing, "old", 3, NULL));
+  ts_convert_wizard_set_target (wizard, replaced);
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  g_assert_nonnull (ts_test_find_button (window, "_Replace"));
+  assert_preview_fits (wizard, &shown, "3-preview-replace");
+  ts_convert_wizard_go_back (wizard);
+  ts_convert_wizard_set_target (wizard, target);
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  assert_preview_fits (wizard, &shown, "3-preview");
+
+  /* 4. Convert, paced so that the page is seen while it writes */
+  g_setenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US", "300000", TRUE);
+  ts_convert_wizard_go_next (wizard);
+  g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
+  ts_test_wait_until (conversion_halfway, wizard, 30, "conversion progress");
+  wait_for_page (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "running");
+  assert_inside (wizard, wizard_child (wizard, "convert_progress"), "the progress bar", 400, 0);
+  assert_inside (wizard, wizard_child (wizard, "stop_button"), "Stop Conversion", 200, 0);
+  g_free (screenshot);
+  screenshot = small_screenshot_name (window, "4-convert");
+  assert_window_is (wizard, &shown);
+  assert_header_fits (wizard);
+  render_png (window, screenshot);
+
+  /* 5. Verify: its buttons, rows of the audit's tables, names whole */
+  ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
+  wait_for_page (wizard);
+  g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "result");
+  pane = ts_convert_wizard_get_audit_pane (wizard);
+  ts_audit_pane_show_view (pane, "checks");
+  ts_test_run_for (300);
+  assert_inside (wizard, wizard_child (wizard, "open_output_button"), "Open Output", 0, 0);
+  assert_inside (wizard, pane_child (pane, "export_button"), "Export Report", 0, 0);
+  assert_table_shown (wizard, pane_child (pane, "checks_view"), "the checks", shown.width, 3);
+  g_free (screenshot);
+  screenshot = small_screenshot_name (window, "5-verify");
+  assert_page_fits (wizard, &shown, screenshot);
+  ts_audit_pane_show_view (pane, "tensors");
+  ts_test_run_for (300);
+  assert_inside (wizard, pane_child (pane, "search_entry"), "the filter", 0, 0);
+  assert_inside (wizard, pane_child (pane, "pairs_count_label"), "the pair count", 0, 0);
+  assert_table_shown (wizard, pane_child (pane, "pairs_view"), "the tensor pairs", shown.width, 3);
+  assert_column_readable (pane_child (pane, "pairs_view"), "Source Tensor", 180);
+  assert_column_readable (pane_child (pane, "pairs_view"), "GGUF Tensor", G_MAXINT);
+  g_free (screenshot);
+  screenshot = small_screenshot_name (window, "5-verify-tensors");
+  assert_page_fits (wizard, &shown, screenshot);
+
+  /* the smallest window is the one the .ui states, whatever the page:
+   * its content at 600 × 454, under the header bar */
+  if (size->width == 0)
+    {
+      int request_width, request_height;
+
+      gtk_widget_get_size_request (content, &request_width, &request_height);
+      g_assert_cmpint (request_width, ==, 600);
+      g_assert_cmpint (gtk_widget_get_width (content), ==, request_width);
+      g_assert_cmpint (gtk_widget_get_height (content), ==, request_height);
+    }
+
+  gtk_window_destroy (GTK_WINDOW (wizard));
+  g_assert_cmpint (g_remove (path), ==, 0);
+  g_assert_cmpint (g_remove (existing), ==, 0);
+}
+
 static gboolean
 on_verify_page (gpointer data)
 {
@@ -1407,6 +1851,8 @@ main (int   argc,
   g_test_add_func ("/wizard/broken-source", test_wizard_broken_source);
   g_test_add_func ("/wizard/target-checks", test_wizard_target_checks);
   g_test_add_func ("/wizard/stop-audit", test_wizard_stop_audit);
+  g_test_add_data_func ("/wizard/small-window", &minimum_size, test_wizard_small_window);
+  g_test_add_data_func ("/wizard/small-window-600x560", &size_600x560, test_wizard_small_window);
   g_test_add_func ("/wizard/from-open-model", test_from_open_model);
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
   g_test_add_func ("/wizard/audit-quantized", test_audit_quantized);
