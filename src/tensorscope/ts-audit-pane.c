@@ -492,9 +492,24 @@ update_banner (TsAuditPane *self)
   g_autofree char *source_size = g_format_size (ts_audit_report_get_source_size (self->report));
   g_autofree char *target_size = g_format_size (ts_audit_report_get_target_size (self->report));
 
-  if (passed)
+  if (passed && n_warned == 0)
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "All %u check passed",
                                           "All %u checks passed", n_checks), n_checks);
+  else if (passed)
+    {
+      /* a warning is no failure, but not a check that passed either */
+      guint n_passed = n_checks - n_warned;
+      g_autofree char *passed_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u check passed",
+                                                                   "%u checks passed", n_passed),
+                                                      n_passed);
+      g_autofree char *warned_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u warning",
+                                                                   "%u warnings", n_warned),
+                                                      n_warned);
+
+      /* Translators: the audit's headline when it passed with warnings:
+       * "34 checks passed" and "1 warning" */
+      title = g_strdup_printf (C_("audit headline", "%s, %s"), passed_text, warned_text);
+    }
   else
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                           "%u of %u checks failed: %u tensor differs",
