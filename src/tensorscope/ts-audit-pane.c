@@ -63,6 +63,7 @@ typedef struct
   gboolean       wrap;
   float          xalign;
   GCompareDataFunc compare;   /* a sortable column's order, or NULL */
+  CellTextFunc   secondary;   /* a dim line under the text, where there is one */
 } Column;
 
 static const char *
@@ -89,9 +90,20 @@ status_icon_name (TsAuditStatus status)
     }
 }
 
+static void
+set_wrap (GtkLabel *label)
+{
+  gtk_label_set_wrap (label, TRUE);
+  gtk_label_set_wrap_mode (label, PANGO_WRAP_WORD_CHAR);
+  /* a narrow minimum, so that names beside it keep their width */
+  gtk_label_set_width_chars (label, 16);
+  gtk_label_set_max_width_chars (label, 60);
+}
+
 /* Cells take the width of their text where the window has room, and are
  * ellipsized (the full text in a tooltip) only where it has not; Detail
- * columns wrap. */
+ * columns wrap, the tensors' with a dim line under it where a tensor has
+ * a first mismatch. */
 static void
 setup_cell (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
@@ -101,13 +113,7 @@ setup_cell (GtkSignalListItemFactory *factory,
 
   gtk_label_set_xalign (GTK_LABEL (label), column->xalign);
   if (column->wrap)
-    {
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-      /* a narrow minimum, so that names beside it keep their width */
-      gtk_label_set_width_chars (GTK_LABEL (label), 16);
-      gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
-    }
+    set_wrap (GTK_LABEL (label));
   else
     {
       /* a tensor name keeps its end (the role; the GGUF name says the
@@ -128,6 +134,21 @@ setup_cell (GtkSignalListItemFactory *factory,
       gtk_box_append (GTK_BOX (box), gtk_image_new ());
       gtk_box_append (GTK_BOX (box), label);
       gtk_widget_add_css_class (box, "audit-status");
+      gtk_list_item_set_child (item, box);
+      return;
+    }
+
+  if (column->secondary != NULL)
+    {
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      GtkWidget *secondary = gtk_label_new (NULL);
+
+      gtk_label_set_xalign (GTK_LABEL (secondary), column->xalign);
+      set_wrap (GTK_LABEL (secondary));
+      gtk_widget_add_css_class (secondary, "dim-label");
+      gtk_widget_add_css_class (secondary, "caption");
+      gtk_box_append (GTK_BOX (box), label);
+      gtk_box_append (GTK_BOX (box), secondary);
       gtk_list_item_set_child (item, box);
       return;
     }
@@ -155,6 +176,19 @@ bind_cell (GtkSignalListItemFactory *factory,
       gtk_widget_remove_css_class (child, "warn");
       gtk_widget_remove_css_class (child, "fail");
       gtk_widget_add_css_class (child, ts_audit_status_to_nick (status));
+      return;
+    }
+
+  if (column->secondary != NULL)
+    {
+      g_autofree char *text = column->text (row);
+      g_autofree char *secondary = column->secondary (row);
+      GtkWidget *label = gtk_widget_get_first_child (child);
+      GtkWidget *line = gtk_widget_get_next_sibling (label);
+
+      gtk_label_set_text (GTK_LABEL (label), text != NULL ? text : "");
+      gtk_label_set_text (GTK_LABEL (line), secondary != NULL ? secondary : "");
+      gtk_widget_set_visible (line, secondary != NULL);
       return;
     }
 
@@ -273,6 +307,8 @@ compare_pair_status (gconstpointer a,
 }
 static char *pair_detail (gpointer item) { return g_strdup (ts_audit_pair_get_detail (item)); }
 static TsAuditStatus pair_status (gpointer item) { return ts_audit_pair_get_status (item); }
+/* where a failed tensor's values first differ, as the text report says it */
+static char *pair_first_mismatch (gpointer item) { return ts_audit_pair_dup_first_mismatch_text (item); }
 
 /* Size rows */
 
@@ -331,7 +367,7 @@ build_columns (TsAuditPane *self)
   add_column (self->pairs_view, _("Result"),
               &(Column) { NULL, pair_status, NULL, FALSE, 0, compare_pair_status }, FALSE, 100);
   add_column (self->pairs_view, _("Detail"),
-              &(Column) { pair_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
+              &(Column) { pair_detail, NULL, NULL, TRUE, 0, NULL, pair_first_mismatch }, TRUE, 0);
 
   add_column (self->sizes_view, _("Area"),
               &(Column) { size_area, NULL, NULL, FALSE, 0 }, FALSE, 0);

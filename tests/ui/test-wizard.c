@@ -1163,6 +1163,20 @@ test_audit_corrupted (void)
     g_assert_cmpstr (ts_audit_pair_get_target_name (pair), ==, "blk.1.ffn_down.weight");
     g_assert_cmpint (ts_audit_pair_get_status (pair), ==, TS_AUDIT_FAIL);
     g_assert_cmpuint (ts_audit_pair_get_n_mismatch (pair), >=, 1);
+    /* where the values first differ is on screen, under the detail, as
+     * the text report says it: index, coordinates, values and bits */
+    {
+      g_autofree char *mismatch = ts_audit_pair_dup_first_mismatch_text (pair);
+      GtkWidget *label = ts_test_find_label (GTK_WIDGET (pane), "first mismatch at source index ");
+
+      g_test_message ("first mismatch: %s", mismatch);
+      g_assert_nonnull (mismatch);
+      g_assert_true (g_str_has_prefix (mismatch, "first mismatch at source index "));
+      g_assert_nonnull (strstr (mismatch, " vs 0x"));
+      g_assert_nonnull (label);
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, mismatch);
+      g_assert_nonnull (ts_test_find_label (GTK_WIDGET (pane), ts_audit_pair_get_detail (pair)));
+    }
   }
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed.png");
   /* a long source name keeps its end: the role (the GGUF name says the layer) */
