@@ -419,6 +419,28 @@ test_renderings (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (size, "delta"), ==, 0);
   g_assert_nonnull (strstr (text, "FAIL"));
   g_assert_nonnull (strstr (text, "first mismatch at source index 0"));
+  /* the text report's line is the one the app shows under a failed
+   * pair's detail; a pair with no mismatch has none */
+  {
+    GListModel *pairs = ts_audit_report_get_pairs (report);
+    guint n_with = 0;
+
+    for (guint i = 0; i < g_list_model_get_n_items (pairs); i++)
+      {
+        g_autoptr(TsAuditPair) pair = g_list_model_get_item (pairs, i);
+        g_autofree char *mismatch = ts_audit_pair_dup_first_mismatch_text (pair);
+        g_autofree char *line = NULL;
+
+        g_assert_cmpint (mismatch != NULL, ==, ts_audit_pair_get_first_mismatch (pair, NULL, NULL, NULL, NULL));
+        if (mismatch == NULL)
+          continue;
+        n_with++;
+        g_assert_true (g_str_has_prefix (mismatch, "first mismatch at source index 0 [0, 0]: source "));
+        line = g_strdup_printf ("          %s\n", mismatch);
+        g_assert_nonnull (strstr (text, line));
+      }
+    g_assert_cmpuint (n_with, ==, 1);
+  }
 
   /* the streamed JSON is the tree's text, byte for byte */
   {

@@ -400,6 +400,48 @@ ts_audit_pair_get_first_mismatch (TsAuditPair *self,
   return TRUE;
 }
 
+/* a value's bits, as many hex digits as its type has */
+static char *
+format_bits (guint64 bits,
+             guint   width)
+{
+  return g_strdup_printf ("0x%0*" G_GINT64_MODIFIER "x", (int) (width / 4), bits);
+}
+
+char *
+ts_audit_pair_dup_first_mismatch_text (TsAuditPair *self)
+{
+  g_autofree char *index = NULL;
+  g_autofree char *row = NULL;
+  g_autofree char *col = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *actual = NULL;
+
+  g_return_val_if_fail (TS_IS_AUDIT_PAIR (self), NULL);
+
+  if (self->first_index == TS_AUDIT_NO_INDEX)
+    return NULL;
+  index = _ts_audit_format_count (self->first_index);
+  row = g_strdup_printf ("%" G_GUINT64_FORMAT, self->first_row);
+  col = g_strdup_printf ("%" G_GUINT64_FORMAT, self->first_col);
+  if (self->bits_width == 0)
+    /* Translators: where a tensor's values first differ: its flat index
+     * (digits grouped), [row, column], then the source's value, the value
+     * expected in the output type and the value found there */
+    return g_strdup_printf (_("first mismatch at source index %s [%s, %s]: source %.9g, "
+                              "expected %.9g, found %.9g"),
+                            index, row, col, self->first_source, self->first_expected,
+                            self->first_actual);
+  expected = format_bits (self->first_expected_bits, self->bits_width);
+  actual = format_bits (self->first_actual_bits, self->bits_width);
+  /* Translators: as "first mismatch at source index %s [%s, %s]: …", with
+   * the bits expected and found at the end ("(0xbb47 vs 0x7f7f)") */
+  return g_strdup_printf (_("first mismatch at source index %s [%s, %s]: source %.9g, "
+                            "expected %.9g, found %.9g (%s vs %s)"),
+                          index, row, col, self->first_source, self->first_expected,
+                          self->first_actual, expected, actual);
+}
+
 gboolean
 ts_audit_pair_get_is_lossy (TsAuditPair *self)
 {
@@ -933,13 +975,6 @@ build_check (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
-static char *
-format_bits (guint64 bits,
-             guint   width)
-{
-  return g_strdup_printf ("0x%0*" G_GINT64_MODIFIER "x", (int) (width / 4), bits);
-}
-
 static void
 build_first_mismatch (JsonBuilder *b,
                       TsAuditPair *pair)
@@ -1230,20 +1265,9 @@ text_pair_detail (GString     *out,
     g_string_append_printf (out, "          %s\n", pair->detail);
   if (pair->first_index != TS_AUDIT_NO_INDEX)
     {
-      g_autofree char *index = _ts_audit_format_count (pair->first_index);
+      g_autofree char *mismatch = ts_audit_pair_dup_first_mismatch_text (pair);
 
-      g_string_append_printf (out, "          first mismatch at source index %s [%" G_GUINT64_FORMAT
-                              ", %" G_GUINT64_FORMAT "]: source %.9g, expected %.9g, found %.9g",
-                              index, pair->first_row, pair->first_col, pair->first_source,
-                              pair->first_expected, pair->first_actual);
-      if (pair->bits_width > 0)
-        {
-          g_autofree char *e = format_bits (pair->first_expected_bits, pair->bits_width);
-          g_autofree char *a = format_bits (pair->first_actual_bits, pair->bits_width);
-
-          g_string_append_printf (out, " (%s vs %s)", e, a);
-        }
-      g_string_append_c (out, '\n');
+      g_string_append_printf (out, "          %s\n", mismatch);
     }
   if (pair->lossy && pair->n_values > 0)
     {

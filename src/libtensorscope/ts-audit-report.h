@@ -97,6 +97,11 @@ gboolean       ts_audit_pair_get_first_mismatch (TsAuditPair *self,
                                                  double      *source_value,
                                                  double      *expected_value,
                                                  double      *actual_value);
+/* the first mismatch in words, as the text report prints it (in the UI's
+ * language): "first mismatch at source index 500 [1, 244]: source
+ * -0.00303649902, expected -0.00303649902, found 3.38953139e+38 (0xbb47
+ * vs 0x7f7f)"; NULL if none */
+char          *ts_audit_pair_dup_first_mismatch_text (TsAuditPair *self);
 /* the output type rounds (F16, Q8_0, BF16 from F32, …): error statistics
  * against the source values */
 gboolean       ts_audit_pair_get_is_lossy       (TsAuditPair *self);

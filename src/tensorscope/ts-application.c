@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <glib-unix.h>
+#include <signal.h>
 
 #include "ts-application.h"
 #include "ts-audit-window.h"
@@ -22,6 +24,7 @@ struct _TsApplication
 
   GSettings      *settings;
   GMenu          *recent_menu;
+  guint           stop_signal_ids[3];
 };
 
 G_DEFINE_FINAL_TYPE (TsApplication, ts_application, GTK_TYPE_APPLICATION)
@@ -335,6 +338,30 @@ load_css (void)
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 }
 
+/* SIGTERM (a logout, systemctl stop), SIGINT (Ctrl+C in a terminal) or
+ * SIGHUP (a closed terminal) does what Ctrl+Q does: every window closes,
+ * which cancels its conversion or audit, and the application exits once
+ * the converter has removed its temporary file (a wizard holds it until
+ * then). Killed by the signal's default action instead, it would leave
+ * the hidden .part file, full size, in the target's folder. GLib calls
+ * this from the main loop, not from the signal handler. */
+static gboolean
+on_stop_signal (gpointer user_data)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (user_data), "quit", NULL);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+watch_stop_signals (TsApplication *self)
+{
+  static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+  G_STATIC_ASSERT (G_N_ELEMENTS (signals) == G_N_ELEMENTS (self->stop_signal_ids));
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
+    self->stop_signal_ids[i] = g_unix_signal_add (signals[i], on_stop_signal, self);
+}
+
 static void
 ts_application_startup (GApplication *app)
 {
@@ -362,6 +389,7 @@ ts_application_startup (GApplication *app)
   g_signal_connect_object (manager, "changed", G_CALLBACK (update_recent_menu), self,
                            G_CONNECT_SWAPPED);
   update_recent_menu (self, manager);
+  watch_stop_signals (self);
 }
 
 static void
@@ -369,6 +397,8 @@ ts_application_dispose (GObject *object)
 {
   TsApplication *self = (TsApplication *) object;
 
+  for (guint i = 0; i < G_N_ELEMENTS (self->stop_signal_ids); i++)
+    g_clear_handle_id (&self->stop_signal_ids[i], g_source_remove);
   g_clear_object (&self->settings);
   g_clear_object (&self->recent_menu);
 

@@ -63,6 +63,7 @@ typedef struct
   gboolean       wrap;
   float          xalign;
   GCompareDataFunc compare;   /* a sortable column's order, or NULL */
+  CellTextFunc   secondary;   /* a dim line under the text, where there is one */
 } Column;
 
 static const char *
@@ -89,9 +90,20 @@ status_icon_name (TsAuditStatus status)
     }
 }
 
+static void
+set_wrap (GtkLabel *label)
+{
+  gtk_label_set_wrap (label, TRUE);
+  gtk_label_set_wrap_mode (label, PANGO_WRAP_WORD_CHAR);
+  /* a narrow minimum, so that names beside it keep their width */
+  gtk_label_set_width_chars (label, 16);
+  gtk_label_set_max_width_chars (label, 60);
+}
+
 /* Cells take the width of their text where the window has room, and are
  * ellipsized (the full text in a tooltip) only where it has not; Detail
- * columns wrap. */
+ * columns wrap, the tensors' with a dim line under it where a tensor has
+ * a first mismatch. */
 static void
 setup_cell (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
@@ -101,13 +113,7 @@ setup_cell (GtkSignalListItemFactory *factory,
 
   gtk_label_set_xalign (GTK_LABEL (label), column->xalign);
   if (column->wrap)
-    {
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-      /* a narrow minimum, so that names beside it keep their width */
-      gtk_label_set_width_chars (GTK_LABEL (label), 16);
-      gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
-    }
+    set_wrap (GTK_LABEL (label));
   else
     {
       /* a tensor name keeps its end (the role; the GGUF name says the
@@ -138,6 +144,21 @@ setup_cell (GtkSignalListItemFactory *factory,
       return;
     }
 
+  if (column->secondary != NULL)
+    {
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      GtkWidget *secondary = gtk_label_new (NULL);
+
+      gtk_label_set_xalign (GTK_LABEL (secondary), column->xalign);
+      set_wrap (GTK_LABEL (secondary));
+      gtk_widget_add_css_class (secondary, "dim-label");
+      gtk_widget_add_css_class (secondary, "caption");
+      gtk_box_append (GTK_BOX (box), label);
+      gtk_box_append (GTK_BOX (box), secondary);
+      gtk_list_item_set_child (item, box);
+      return;
+    }
+
   gtk_list_item_set_child (item, label);
 }
 
@@ -161,6 +182,19 @@ bind_cell (GtkSignalListItemFactory *factory,
       gtk_widget_remove_css_class (child, "warn");
       gtk_widget_remove_css_class (child, "fail");
       gtk_widget_add_css_class (child, ts_audit_status_to_nick (status));
+      return;
+    }
+
+  if (column->secondary != NULL)
+    {
+      g_autofree char *text = column->text (row);
+      g_autofree char *secondary = column->secondary (row);
+      GtkWidget *label = gtk_widget_get_first_child (child);
+      GtkWidget *line = gtk_widget_get_next_sibling (label);
+
+      gtk_label_set_text (GTK_LABEL (label), text != NULL ? text : "");
+      gtk_label_set_text (GTK_LABEL (line), secondary != NULL ? secondary : "");
+      gtk_widget_set_visible (line, secondary != NULL);
       return;
     }
 
@@ -279,6 +313,8 @@ compare_pair_status (gconstpointer a,
 }
 static char *pair_detail (gpointer item) { return g_strdup (ts_audit_pair_get_detail (item)); }
 static TsAuditStatus pair_status (gpointer item) { return ts_audit_pair_get_status (item); }
+/* where a failed tensor's values first differ, as the text report says it */
+static char *pair_first_mismatch (gpointer item) { return ts_audit_pair_dup_first_mismatch_text (item); }
 
 /* Size rows */
 
@@ -337,7 +373,7 @@ build_columns (TsAuditPane *self)
   add_column (self->pairs_view, _("Result"),
               &(Column) { NULL, pair_status, NULL, FALSE, 0, compare_pair_status }, FALSE, 100);
   add_column (self->pairs_view, _("Detail"),
-              &(Column) { pair_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
+              &(Column) { pair_detail, NULL, NULL, TRUE, 0, NULL, pair_first_mismatch }, TRUE, 0);
 
   add_column (self->sizes_view, _("Area"),
               &(Column) { size_area, NULL, NULL, FALSE, 0 }, FALSE, 0);
@@ -498,9 +534,24 @@ update_banner (TsAuditPane *self)
   g_autofree char *source_size = g_format_size (ts_audit_report_get_source_size (self->report));
   g_autofree char *target_size = g_format_size (ts_audit_report_get_target_size (self->report));
 
-  if (passed)
+  if (passed && n_warned == 0)
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "All %u check passed",
                                           "All %u checks passed", n_checks), n_checks);
+  else if (passed)
+    {
+      /* a warning is no failure, but not a check that passed either */
+      guint n_passed = n_checks - n_warned;
+      g_autofree char *passed_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u check passed",
+                                                                   "%u checks passed", n_passed),
+                                                      n_passed);
+      g_autofree char *warned_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u warning",
+                                                                   "%u warnings", n_warned),
+                                                      n_warned);
+
+      /* Translators: the audit's headline when it passed with warnings:
+       * "34 checks passed" and "1 warning" */
+      title = g_strdup_printf (C_("audit headline", "%s, %s"), passed_text, warned_text);
+    }
   else
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                           "%u of %u checks failed: %u tensor differs",

@@ -572,7 +572,11 @@ update_summary (TsTensorTable *self)
         continue;
       size = g_format_size (bytes[d]);
       count = ts_format_count (counts[d]);
-      g_string_append_printf (text, "   ·   %s: %s × %s",
+      g_string_append (text, "   ·   ");
+      /* Translators: per data type, its tensors' count and their total
+       * size: "BF16: 20 tensors, 3.5 MB" */
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%s: %s tensor, %s",
+                                                 "%s: %s tensors, %s", (gulong) counts[d]),
                               d == TS_DTYPE_UNKNOWN ? _("unknown") : ts_dtype_get_name (d),
                               count, size);
     }

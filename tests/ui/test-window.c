@@ -441,6 +441,18 @@ test_open_gguf (void)
   /* a second file opens a second window: this one is not empty any more */
   g_assert_false (ts_window_is_empty (window));
 
+  /* the status bar: per type, how many tensors and their total size (not
+   * "F16: 29 × 505.9 kB", which read as 29 tensors of 505.9 kB each) */
+  {
+    GtkWidget *status = ts_test_find_label (GTK_WIDGET (table), "of tensor data");
+
+    g_assert_nonnull (status);
+    /* g_format_size() puts a no-break space before the unit */
+    g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==,
+                     "253,520 parameters · 508.2\u00a0kB of tensor data"
+                     "   ·   F32: 10 tensors, 2.4\u00a0kB   ·   F16: 29 tensors, 505.9\u00a0kB");
+  }
+
   /* narrow enough to sit beside another window on a 1366-pixel screen,
    * on every view */
   {

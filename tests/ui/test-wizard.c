@@ -1607,6 +1607,20 @@ test_audit_corrupted (void)
     g_assert_cmpstr (ts_audit_pair_get_target_name (pair), ==, "blk.1.ffn_down.weight");
     g_assert_cmpint (ts_audit_pair_get_status (pair), ==, TS_AUDIT_FAIL);
     g_assert_cmpuint (ts_audit_pair_get_n_mismatch (pair), >=, 1);
+    /* where the values first differ is on screen, under the detail, as
+     * the text report says it: index, coordinates, values and bits */
+    {
+      g_autofree char *mismatch = ts_audit_pair_dup_first_mismatch_text (pair);
+      GtkWidget *label = ts_test_find_label (GTK_WIDGET (pane), "first mismatch at source index ");
+
+      g_test_message ("first mismatch: %s", mismatch);
+      g_assert_nonnull (mismatch);
+      g_assert_true (g_str_has_prefix (mismatch, "first mismatch at source index "));
+      g_assert_nonnull (strstr (mismatch, " vs 0x"));
+      g_assert_nonnull (label);
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, mismatch);
+      g_assert_nonnull (ts_test_find_label (GTK_WIDGET (pane), ts_audit_pair_get_detail (pair)));
+    }
   }
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed.png");
   /* a long source name keeps its end: the role (the GGUF name says the layer) */
@@ -1759,6 +1773,24 @@ test_audit_quantized (void)
         }
     }
   g_assert_true (quantized_check);
+  /* the headline does not say "All 7 checks passed" over a warning (the
+   * metadata check's: the quantized copy keeps few keys) */
+  {
+    guint n_checks = g_list_model_get_n_items (checks);
+    guint n_warned = 0;
+    g_autofree char *headline = NULL;
+
+    for (guint i = 0; i < n_checks; i++)
+      {
+        g_autoptr(TsAuditCheck) check = g_list_model_get_item (checks, i);
+
+        n_warned += ts_audit_check_get_status (check) == TS_AUDIT_WARN;
+      }
+    g_assert_cmpuint (n_warned, ==, 1);
+    headline = g_strdup_printf ("%u checks passed, 1 warning", n_checks - 1);
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (pane), headline));
+    g_assert_null (ts_test_find_label (GTK_WIDGET (pane), "All "));
+  }
   save_screenshot (GTK_WIDGET (window), "audit-pane-quantized-checks.png");
 
   ts_audit_pane_show_view (pane, "tensors");
@@ -1821,6 +1853,86 @@ test_audit_close_while_running (void)
   g_unsetenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US");
 }
 
+static gboolean
+stop_signal_watched (int signum)
+{
+  struct sigaction action;
+
+  g_assert_cmpint (sigaction (signum, NULL, &action), ==, 0);
+  return action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN;
+}
+
+static gboolean sigterm_raised;
+
+static gboolean
+raise_sigterm (gpointer data)
+{
+  g_test_message ("SIGTERM, %.0f %% converted",
+                  100 * ts_converter_get_fraction (ts_convert_wizard_get_converter (data)));
+  sigterm_raised = TRUE;
+  raise (SIGTERM);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+application_stuck (gpointer data)
+{
+  g_error ("the application did not quit within 20 s of SIGTERM");
+  return G_SOURCE_REMOVE;
+}
+
+/* SIGTERM while converting (a logout, systemctl stop; SIGINT and SIGHUP
+ * too) does what Ctrl+Q does: the conversion stops, the converter removes
+ * its temporary file, and the application quits. The default action would
+ * end the process at once, leaving the hidden .part file behind. Run
+ * last: the application's main loop runs, and ends, here. */
+static void
+test_quit_on_sigterm (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "sigterm-sample", NULL);
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "sigterm-out", NULL);
+  g_autofree char *out_path = g_build_filename (out_dir, "sigterm.gguf", NULL);
+  g_autoptr(GFile) out = g_file_new_for_path (out_path);
+  TsConvertWizard *wizard;
+  guint stuck_id;
+  gint64 started;
+  int status;
+
+  /* caught, not left to the default action (which the raise below would
+   * take: the test would end there) */
+  g_assert_true (stop_signal_watched (SIGTERM));
+  g_assert_true (stop_signal_watched (SIGINT));
+  g_assert_true (stop_signal_watched (SIGHUP));
+
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  wizard = start_paced_conversion (dir, 8, out);
+  g_object_add_weak_pointer (G_OBJECT (wizard), (gpointer *) &wizard);
+  /* the hidden temporary file is there, being written */
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 1);
+  g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+
+  /* the application's own main loop, as the app runs it: it presents the
+   * wizard (the active window) and returns when the application quits */
+  g_timeout_add (300, raise_sigterm, wizard);
+  stuck_id = g_timeout_add_seconds (20, application_stuck, NULL);
+  started = g_get_monotonic_time ();
+  status = g_application_run (G_APPLICATION (app), 0, NULL);
+  g_test_message ("quit %.3f s after the main loop started", (g_get_monotonic_time () - started) / 1e6);
+  g_source_remove (stuck_id);
+  g_assert_true (sigterm_raised);
+  g_assert_cmpint (status, ==, 0);
+
+  g_assert_null (wizard);
+  g_assert_null (gtk_application_get_windows (GTK_APPLICATION (app)));
+  /* no temporary file, and no output: it was not finished */
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+  g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  /* and none later: the writer was stopped, not left to finish */
+  ts_test_run_for (1500);
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+  g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1857,6 +1969,8 @@ main (int   argc,
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
   g_test_add_func ("/wizard/audit-quantized", test_audit_quantized);
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
+  /* last: the application quits */
+  g_test_add_func ("/wizard/quit-on-sigterm", test_quit_on_sigterm);
 
   ret = g_test_run ();
 
