@@ -589,8 +589,10 @@ load_part (TsModelFile   *model,
       g_autofree char *at = _ts_format_count (data_end);
 
       _ts_file_part_add_region (part, TS_REGION_UNEXPLAINED, data_end, size - data_end);
+      /* shown, not refused, so that what is in the file can be seen */
       _ts_model_file_add_warning (model, _("%s: %s bytes after the last tensor (from "
-                                  "byte %s) belong to no tensor"), name, n, at);
+                                  "byte %s) belong to no tensor; the safetensors library "
+                                  "refuses such a file (MetadataIncompleteBuffer)"), name, n, at);
     }
 
   for (guint i = 0; i < entries->len; i++)
