@@ -499,6 +499,49 @@ test_gguf_cut_after_header (TsTestDir     *fx,
                    "(8 bytes needed, 0 left; truncated download?)");
 }
 
+static char *
+load_error_message (const char *dir,
+                    const char *name,
+                    const char *contents,
+                    gsize       len)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsModelFile) model = NULL;
+
+  g_assert_true (g_file_set_contents (path, contents, (gssize) len, &error));
+  model = load_path (path, &error);
+  g_assert_null (model);
+  g_assert_nonnull (error);
+  return g_strdup (error->message);
+}
+
+/* Safetensors files cut short say how long they are and what is missing,
+ * in the singular for one byte */
+static void
+test_safetensors_cut_messages (TsTestDir     *fx,
+                               gconstpointer  data)
+{
+  static const char header[] = "{\"t\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]}}";
+  guint64 len = GUINT64_TO_LE (sizeof header - 1);
+  g_autoptr(GString) file = g_string_new_len ((const char *) &len, 8);
+  g_autofree char *short_header = NULL;
+  g_autofree char *five = NULL;
+  g_autofree char *one_missing = NULL;
+
+  g_string_append (file, header);
+  g_string_append_len (file, "\1\2\3", 3);   /* one byte short of the tensor */
+  one_missing = load_error_message (fx->dir, "one.safetensors", file->str, file->len);
+  g_assert_cmpstr (one_missing, ==, "one.safetensors: byte 61: tensor 't' ends at byte 65 but the file "
+                   "has 64 bytes (1 byte missing: truncated download?)");
+  five = load_error_message (fx->dir, "five.safetensors", file->str, 5);
+  g_assert_cmpstr (five, ==, "five.safetensors: byte 0: the file is 5 bytes long: it ends inside "
+                   "the 8-byte header length");
+  short_header = load_error_message (fx->dir, "short.safetensors", file->str, 20);
+  g_assert_cmpstr (short_header, ==, "short.safetensors: byte 0: the first 8 bytes say the JSON header "
+                   "is 53 bytes long, but only 12 bytes follow them (truncated download?)");
+}
+
 /* a path that is not there: one short sentence, not GIO's with the path twice */
 static void
 test_missing_file (void)
@@ -718,5 +761,7 @@ main (int    argc,
               test_shard_alone, ts_test_dir_teardown);
   g_test_add ("/core/gguf-cut-after-header", TsTestDir, NULL, ts_test_dir_setup,
               test_gguf_cut_after_header, ts_test_dir_teardown);
+  g_test_add ("/core/safetensors-cut-messages", TsTestDir, NULL, ts_test_dir_setup,
+              test_safetensors_cut_messages, ts_test_dir_teardown);
   return g_test_run ();
 }

@@ -701,9 +701,9 @@ load_tensors (TsGgufFile    *self,
         {
           raw = g_strdup_printf ("ggml type %u", ti->ggml_type);
           _ts_model_file_add_warning (TS_MODEL_FILE (self),
-                                      _("tensor '%s' has ggml type %u, which this "
+                                      _("%s: tensor '%s' has ggml type %u, which this "
                                       "version does not know; shown as unknown"),
-                                      ti->name, ti->ggml_type);
+                                      c->name, ti->name, ti->ggml_type);
         }
       /* An empty tensor may sit where the data section would start when
        * the file ends before that padding (llama.cpp accepts it): it is

@@ -411,8 +411,12 @@ check_tiling (GArray      *entries,
           g_autofree char *missing = _ts_format_count (data_start + e->end - file_size);
 
           return fail_at (error, file_name, data_start + e->begin, TS_FORMAT_ERROR_DATA_PAST_EOF,
-                          _("tensor '%s' ends at byte %s but the file has %s bytes "
-                          "(%s bytes missing: truncated download?)"),
+                          g_dngettext (GETTEXT_PACKAGE,
+                                       "tensor '%s' ends at byte %s but the file has %s bytes "
+                                       "(%s byte missing: truncated download?)",
+                                       "tensor '%s' ends at byte %s but the file has %s bytes "
+                                       "(%s bytes missing: truncated download?)",
+                                       (gulong) MIN (data_start + e->end - file_size, G_MAXULONG)),
                           name, end, size, missing);
         }
       expected = e->end;
@@ -520,8 +524,11 @@ load_part (TsModelFile   *model,
                     "fetch the real file (git lfs pull)"));
   if (size < 8)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_TRUNCATED,
-                    _("the file ends inside the 8-byte header length "
-                    "(%" PRIu64 " bytes)"), size);
+                    g_dngettext (GETTEXT_PACKAGE,
+                                 "the file is %u byte long: it ends inside the 8-byte header length",
+                                 "the file is %u bytes long: it ends inside the 8-byte header length",
+                                 (gulong) size),
+                    (guint) size);
   memcpy (&header_len, data, 8);
   header_len = GUINT64_FROM_LE (header_len);
   if (header_len > ST_MAX_HEADER && memcmp (data, "GGUF", 4) == 0)
@@ -533,8 +540,9 @@ load_part (TsModelFile   *model,
                     "100,000,000 bytes"), header_len);
   if (8 + header_len > size)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_PAST_EOF,
-                    _("header length %" PRIu64 " runs past the end of the "
-                    "file (%" PRIu64 " bytes)"), header_len, size);
+                    _("the first 8 bytes say the JSON header is %" PRIu64 " bytes long, but "
+                      "only %" PRIu64 " bytes follow them (truncated download?)"),
+                    header_len, size - 8);
   _ts_model_file_progress (model, lo, hi, 0, 1, _("Reading the header of %s (file %u of %u)"),
                            name, index + 1, n_parts);
   if (!parse_header_json (name, (const char *) data + 8, header_len, parser, error))
