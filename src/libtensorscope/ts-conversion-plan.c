@@ -1260,13 +1260,16 @@ ts_conversion_plan_check_space (TsConversionPlan  *self,
                                 GFile             *target,
                                 GError           **error)
 {
-  g_autoptr(GFile) dir = g_file_get_parent (target);
+  g_autoptr(GFile) resolved = _ts_output_file_resolve (target);
+  g_autoptr(GFile) dir = g_file_get_parent (resolved);
   g_autofree char *path = dir ? g_file_get_path (dir) : NULL;
   struct statvfs st;
   guint64 avail;
 
-  if (path == NULL || statvfs (path, &st) != 0)
-    return TRUE; /* the write itself will say what is wrong */
+  /* (a file system of no blocks, /proc say, is no measure: the write
+   * itself will say what is wrong, as where the folder is not there) */
+  if (path == NULL || statvfs (path, &st) != 0 || st.f_blocks == 0)
+    return TRUE;
   avail = (guint64) st.f_bavail * st.f_frsize;
   if (avail < self->predicted_size)
     {

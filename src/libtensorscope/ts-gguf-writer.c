@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ts-gguf-writer.h"
+#include "ts-side-file-private.h"
 
 typedef struct
 {
@@ -173,10 +174,11 @@ ts_gguf_writer_build_header (TsGgufWriter *self)
 
 gboolean
 ts_gguf_writer_open (TsGgufWriter  *self,
-                     GFile         *target,
+                     GFile         *link_or_target,
                      gboolean       overwrite,
                      GError       **error)
 {
+  g_autoptr(GFile) target = _ts_output_file_resolve (link_or_target);
   g_autoptr(GFile) dir = g_file_get_parent (target);
   g_autofree char *dir_path = dir ? g_file_get_path (dir) : NULL;
   g_autofree char *base = g_file_get_basename (target);

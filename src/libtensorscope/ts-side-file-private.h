@@ -32,4 +32,10 @@ JsonObject *_ts_load_side_json (GFile        *file,
                                 GError      **error);
 gboolean    _ts_json_truthy    (JsonNode     *node);
 
+/* The file an output to @target is written as: where @target is a
+ * symbolic link to a file, that file (the output replaces it, on its file
+ * system, as cp does), else @target itself (a link to nothing is
+ * replaced). */
+GFile      *_ts_output_file_resolve (GFile *target);
+
 G_END_DECLS

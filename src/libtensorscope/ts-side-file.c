@@ -16,6 +16,7 @@
 #include <glib/gi18n-lib.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <glib/gstdio.h>
@@ -373,6 +374,22 @@ _ts_json_describe (TsJsonCheck   check,
     default:
       return g_strdup (_("not valid JSON"));
     }
+}
+
+GFile *
+_ts_output_file_resolve (GFile *target)
+{
+  g_autofree char *path = g_file_get_path (target);
+  GStatBuf lst, st;
+  char *real;
+  GFile *resolved;
+
+  if (path == NULL || g_lstat (path, &lst) != 0 || !S_ISLNK (lst.st_mode) ||
+      g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || (real = realpath (path, NULL)) == NULL)
+    return g_object_ref (target);
+  resolved = g_file_new_for_path (real);
+  free (real);
+  return resolved;
 }
 
 /* Python's truth value of a JSON value (FALSE for a missing one) */
