@@ -542,6 +542,30 @@ test_safetensors_cut_messages (TsTestDir     *fx,
                    "is 53 bytes long, but only 12 bytes follow them (truncated download?)");
 }
 
+/* cells padded to terminal columns, not bytes */
+static void
+test_append_cell (void)
+{
+  static const struct { const char *text; int width; const char *expected; } cases[] = {
+    { "BF16→F32", 10, "BF16→F32  " },          /* "→" is 3 bytes, 1 column */
+    { "[string × 1024]", 17, "[string × 1024]  " },
+    { "…", -3, "  …" },
+    { "日本", 6, "日本  " },                    /* wide: 2 columns each */
+    { "e\xcc\x81", 3, "e\xcc\x81  " },          /* a combining accent: none */
+    { "toolong", 3, "toolong" },
+    { "", -2, "  " },
+    { "\xff\xfe", 4, "\xff\xfe  " },            /* not UTF-8: a column a byte */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      ts_string_append_cell (out, cases[i].text, cases[i].width);
+      g_assert_cmpstr (out->str, ==, cases[i].expected);
+    }
+}
+
 /* a path that is not there: one short sentence, not GIO's with the path twice */
 static void
 test_missing_file (void)
@@ -753,6 +777,7 @@ main (int    argc,
   g_test_add_func ("/core/format-count", test_format_count);
   g_test_add_func ("/core/json-escapes", test_json_escapes);
   g_test_add_func ("/core/json-grammar", test_json_grammar);
+  g_test_add_func ("/core/append-cell", test_append_cell);
   g_test_add_func ("/core/missing-file", test_missing_file);
   g_test_add_func ("/core/report-stream-stops", test_report_stream_stops);
   g_test_add ("/core/report-stream", TsTestDir, NULL, ts_test_dir_setup,

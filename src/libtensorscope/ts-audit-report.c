@@ -1252,8 +1252,11 @@ text_checks (GString       *out,
     {
       g_autoptr(TsAuditCheck) check = g_list_model_get_item (model, i);
 
-      g_string_append_printf (out, "  %-4s  %-40s %s\n",
-                              ts_audit_status_to_nick (check->status), check->name, check->detail);
+      g_string_append (out, "  ");
+      ts_string_append_cell (out, ts_audit_status_to_nick (check->status), 4);
+      g_string_append (out, "  ");
+      ts_string_append_cell (out, check->name, 40);
+      g_string_append_printf (out, " %s\n", check->detail);
     }
 }
 
@@ -1281,13 +1284,37 @@ text_pair_detail (GString     *out,
 }
 
 static void
+text_pair_row (GString    *out,
+               const char *status,
+               const char *target,
+               const char *sources,
+               const char *transform,
+               const char *values,
+               const char *mismatch)
+{
+  g_string_append (out, "  ");
+  ts_string_append_cell (out, status, 4);
+  g_string_append (out, "  ");
+  ts_string_append_cell (out, target, 28);
+  g_string_append_c (out, ' ');
+  ts_string_append_cell (out, sources, 48);
+  g_string_append_c (out, ' ');
+  ts_string_append_cell (out, transform, 34);
+  g_string_append_c (out, ' ');
+  ts_string_append_cell (out, values, -12);
+  g_string_append_c (out, ' ');
+  ts_string_append_cell (out, mismatch, -10);
+  g_string_append_c (out, '\n');
+}
+
+static void
 text_pairs (GString       *out,
             TsAuditReport *self)
 {
   GListModel *model = G_LIST_MODEL (self->pairs);
 
-  g_string_append_printf (out, "\nTensors\n  %-4s  %-28s %-48s %-34s %12s %10s\n",
-                          "", "target", "source", "transform", "values", "mismatch");
+  g_string_append (out, "\nTensors\n");
+  text_pair_row (out, "", "target", "source", "transform", "values", "mismatch");
   for (guint i = 0; i < g_list_model_get_n_items (model); i++)
     {
       g_autoptr(TsAuditPair) pair = g_list_model_get_item (model, i);
@@ -1295,12 +1322,33 @@ text_pairs (GString       *out,
       g_autofree char *values = _ts_audit_format_count (pair->n_values);
       g_autofree char *mismatch = _ts_audit_format_count (pair->n_mismatch);
 
-      g_string_append_printf (out, "  %-4s  %-28s %-48s %-34s %12s %10s\n",
-                              ts_audit_status_to_nick (pair->status),
-                              pair->target_name ? pair->target_name : "—",
-                              sources[0] ? sources : "—", pair->transform, values, mismatch);
+      text_pair_row (out, ts_audit_status_to_nick (pair->status),
+                     pair->target_name ? pair->target_name : "—",
+                     sources[0] ? sources : "—", pair->transform, values, mismatch);
       text_pair_detail (out, pair);
     }
+}
+
+static void
+text_size_cells (GString    *out,
+                 const char *area,
+                 const char *section,
+                 const char *source,
+                 const char *target,
+                 const char *delta,
+                 const char *explanation)
+{
+  g_string_append (out, "  ");
+  ts_string_append_cell (out, area, 12);
+  g_string_append_c (out, ' ');
+  ts_string_append_cell (out, section, 24);
+  g_string_append_c (out, ' ');
+  ts_string_append_cell (out, source, -16);
+  g_string_append_c (out, ' ');
+  ts_string_append_cell (out, target, -16);
+  g_string_append_c (out, ' ');
+  ts_string_append_cell (out, delta, -14);
+  g_string_append_printf (out, "  %s\n", explanation);
 }
 
 static void
@@ -1315,8 +1363,7 @@ text_size_row (GString    *out,
   g_autofree char *t = _ts_audit_format_count (target);
   g_autofree char *d = _ts_audit_format_delta ((gint64) (target - source));
 
-  g_string_append_printf (out, "  %-12s %-24s %16s %16s %14s  %s\n",
-                          area, section, s, t, d, explanation);
+  text_size_cells (out, area, section, s, t, d, explanation);
 }
 
 static void
@@ -1325,8 +1372,8 @@ text_size (GString       *out,
 {
   GListModel *model = G_LIST_MODEL (self->size_rows);
 
-  g_string_append_printf (out, "\nSize reconciliation\n  %-12s %-24s %16s %16s %14s  %s\n",
-                          "area", "section", "source", "target", "delta", "explanation");
+  g_string_append (out, "\nSize reconciliation\n");
+  text_size_cells (out, "area", "section", "source", "target", "delta", "explanation");
   for (guint i = 0; i < g_list_model_get_n_items (model); i++)
     {
       g_autoptr(TsAuditSizeRow) row = g_list_model_get_item (model, i);

@@ -643,6 +643,45 @@ ts_format_thousands (guint64  n,
   return g_string_free (s, FALSE);
 }
 
+/**
+ * ts_string_append_cell:
+ * @out: a string
+ * @text: the cell's text (UTF-8)
+ * @width: the columns it fills on a terminal: left-aligned if positive,
+ *   right-aligned if negative
+ *
+ * Appends @text padded with spaces to @width columns of a terminal, where
+ * printf's "%-40s" counts bytes ("→" is three, "×" two): a wide character
+ * takes two columns, a combining one none. Longer text is not cut.
+ */
+void
+ts_string_append_cell (GString    *out,
+                       const char *text,
+                       int         width)
+{
+  guint columns = 0;
+  guint want = (guint) ABS (width);
+
+  if (text == NULL)
+    text = "";
+  if (g_utf8_validate (text, -1, NULL))
+    for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+      {
+        gunichar c = g_utf8_get_char (p);
+
+        columns += g_unichar_iszerowidth (c) ? 0 : g_unichar_iswide (c) ? 2 : 1;
+      }
+  else
+    columns = (guint) strlen (text);
+  if (width < 0)
+    for (guint i = columns; i < want; i++)
+      g_string_append_c (out, ' ');
+  g_string_append (out, text);
+  if (width > 0)
+    for (guint i = columns; i < want; i++)
+      g_string_append_c (out, ' ');
+}
+
 /* for messages: grouped as the user's locale groups digits */
 char *
 _ts_format_count (guint64 n)

@@ -84,5 +84,8 @@ TsMetadataEntry *ts_model_file_lookup_metadata  (TsModelFile *self,
 
 char            *ts_format_thousands            (guint64      n,
                                                  gboolean     localized);
+void             ts_string_append_cell          (GString     *out,
+                                                 const char  *text,
+                                                 int          width);
 
 G_END_DECLS
