@@ -20,9 +20,10 @@
 #define EXIT_INVALID 1
 #define EXIT_USAGE   2
 
-static int
-usage_error (GOptionContext *context,
-             const char     *message)
+/* Prints @message (if any) and the command's help; the exit status */
+int
+ts_cli_usage_error (GOptionContext *context,
+                    const char     *message)
 {
   g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
 
@@ -45,12 +46,12 @@ ts_cli_parse (GOptionContext  *context,
 
   if (!g_option_context_parse (context, argc, argv, &error))
     {
-      *status = usage_error (context, error->message);
+      *status = ts_cli_usage_error (context, error->message);
       return FALSE;
     }
   if (*argc - 1 < min_args || (max_args >= 0 && *argc - 1 > max_args))
     {
-      *status = usage_error (context, "wrong number of arguments");
+      *status = ts_cli_usage_error (context, "wrong number of arguments");
       return FALSE;
     }
   return TRUE;
@@ -351,7 +352,7 @@ cmd_sample (int    argc,
   }
   if (seed < 0 || layers < 1 || shards < 1 || hidden < 1 || heads < 1 || kv_heads < 1 ||
       intermediate < 1 || vocab < 1)
-    return usage_error (context, "sizes must be positive");
+    return ts_cli_usage_error (context, "sizes must be positive");
   options.seed = (guint32) seed;
   options.n_layers = layers;
   options.n_shards = shards;
