@@ -269,7 +269,9 @@ typedef struct
  * of width 256 with 8 query and 2 key/value heads (head size 32), an
  * intermediate size of 768, 1,024 tokens (256 byte tokens, 512 learned ones
  * and 256 special ones), two shards, tied embeddings, `head_dim` in
- * config.json and llama3 rope scaling.
+ * config.json and llama3 rope scaling. A folder that is not empty is
+ * written into (@replace): the built-in sample is written again into the
+ * same cache folder each time it is opened.
  */
 void
 ts_sample_options_init (TsSampleOptions *options)
@@ -288,6 +290,7 @@ ts_sample_options_init (TsSampleOptions *options)
   options->tied_embeddings = TRUE;
   options->head_dim_in_config = TRUE;
   options->rope_scaling = TRUE;
+  options->replace = TRUE;
 }
 
 static gboolean sample_fail (GError     **error,
@@ -1155,11 +1158,73 @@ sample_writer_add_json (SampleWriter  *writer,
   return sample_writer_add (writer, name, text, strlen (text), error);
 }
 
+/* model.safetensors, its index, or a model-0000K-of-0000N.safetensors
+ * shard: the names of the weights save_pretrained () writes */
+static gboolean
+sample_is_weights_name (const char *name)
+{
+  return g_regex_match_simple ("^model(\\.safetensors(\\.index\\.json)?|-[0-9]+-of-[0-9]+\\.safetensors)$",
+                               name, G_REGEX_DEFAULT, G_REGEX_MATCH_DEFAULT);
+}
+
+static gboolean
+sample_writer_is_pending (SampleWriter *writer,
+                          GFile        *file)
+{
+  for (guint i = 0; i < writer->pending->len; i++)
+    {
+      SamplePending *pending = g_ptr_array_index (writer->pending, i);
+
+      if (g_file_equal (pending->dest, file))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Shards and an index of an earlier checkpoint in the folder, which the new
+ * sample does not write: left there, they would contradict it (a loader
+ * would take them for its own). Nothing else is touched. */
+static gboolean
+sample_writer_remove_stale (SampleWriter  *writer,
+                            GError       **error)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+  g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func (g_object_unref);
+
+  children = g_file_enumerate_children (writer->dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
+                                        writer->cancellable, error);
+  if (children == NULL)
+    return FALSE;
+  while (TRUE)
+    {
+      GFileInfo *info;
+      GFile *child;
+
+      if (!g_file_enumerator_iterate (children, &info, &child, writer->cancellable, error))
+        return FALSE;
+      if (info == NULL)
+        break;
+      if (sample_is_weights_name (g_file_info_get_name (info))
+          && !sample_writer_is_pending (writer, child))
+        g_ptr_array_add (stale, g_object_ref (child));
+    }
+  for (guint i = 0; i < stale->len; i++)
+    if (!g_file_delete (g_ptr_array_index (stale, i), writer->cancellable, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* Renames every file into place, once all are complete; @replace: the
+ * stale weights go first */
 static gboolean
 sample_writer_commit (SampleWriter  *writer,
+                      gboolean       replace,
                       GError       **error)
 {
   if (g_cancellable_set_error_if_cancelled (writer->cancellable, error))
+    return FALSE;
+  if (replace && !sample_writer_remove_stale (writer, error))
     return FALSE;
   while (writer->pending->len > 0)
     {
@@ -1658,6 +1723,41 @@ sample_write_weights (SampleWriter           *writer,
   return sample_writer_add_json (writer, "model.safetensors.index.json", index, error);
 }
 
+/* A folder that holds anything (a hidden file too) is refused: a sample
+ * written among the files of another checkpoint would make one that
+ * contradicts itself. One that does not exist yet is fine. */
+static gboolean
+sample_check_empty (GFile         *dir,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GFileEnumerator) children =
+    g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_QUERY_INFO_NONE,
+                               cancellable, &local_error);
+  GFileInfo *info = NULL;
+
+  if (children == NULL)
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (!g_file_enumerator_iterate (children, &info, NULL, cancellable, error))
+    return FALSE;
+  if (info != NULL)
+    {
+      g_autofree char *name = g_file_get_parse_name (dir);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "%s is not empty (it holds %s): a sample is written into a new or empty folder",
+                   name, g_file_info_get_name (info));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 sample_make_directory (GFile         *dir,
                        GCancellable  *cancellable,
@@ -1689,11 +1789,18 @@ sample_make_directory (GFile         *dir,
  * The output is a function of @options alone: the same seed gives the same
  * bytes. Every file is written under a temporary name and renamed into place
  * once all of them are complete, so an error or a cancellation leaves no
- * partial file behind. Files already in @dir that the sample does not
- * write are left alone.
+ * partial file behind.
+ *
+ * A @dir that exists and is not empty is refused unless @options->replace
+ * (the default): then the files the sample writes replace those of the
+ * same names, `model.safetensors`, `model-*-of-*.safetensors` and
+ * `model.safetensors.index.json` files it does not write (an earlier
+ * sample's, with other shards) are removed just before, and any other file
+ * is left alone.
  *
  * Returns: %TRUE on success; %FALSE with @error set (%G_IO_ERROR_INVALID_ARGUMENT
- *   for options that do not make a Llama model)
+ *   for options that do not make a Llama model, %G_IO_ERROR_EXISTS for a
+ *   folder that is not empty without @options->replace)
  */
 gboolean
 ts_sample_write (GFile                  *dir,
@@ -1710,6 +1817,7 @@ ts_sample_write (GFile                  *dir,
 
   if (!sample_validate_shape (options, error)
       || !sample_validate_sizes (options, error)
+      || (!options->replace && !sample_check_empty (dir, cancellable, error))
       || !sample_make_directory (dir, cancellable, error))
     return FALSE;
 
@@ -1717,5 +1825,5 @@ ts_sample_write (GFile                  *dir,
   return sample_write_configs (writer, options, error)
          && sample_write_tokenizer (writer, options, error)
          && sample_write_weights (writer, options, error)
-         && sample_writer_commit (writer, error);
+         && sample_writer_commit (writer, options->replace, error);
 }

@@ -23,11 +23,17 @@ typedef struct
   gboolean tied_embeddings;
   gboolean head_dim_in_config;
   gboolean rope_scaling;        /* llama3 rope scaling in config.json */
+  /* a folder that exists and is not empty: TRUE (the default) replaces the
+   * files a sample writes there and removes the model.safetensors shards
+   * and index it does not write, leaving anything else; FALSE refuses it
+   * (G_IO_ERROR_EXISTS) */
+  gboolean replace;
 } TsSampleOptions;
 
 void      ts_sample_options_init  (TsSampleOptions        *options);
 /* Writes a small seeded Llama-3-shaped Hugging Face checkpoint into @dir
- * (created if needed). Deterministic for a given @options. */
+ * (created if needed), see @options->replace for a folder that is not
+ * empty. Deterministic for a given @options. */
 gboolean  ts_sample_write         (GFile                  *dir,
                                    const TsSampleOptions  *options,
                                    GCancellable           *cancellable,

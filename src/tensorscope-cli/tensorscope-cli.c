@@ -315,7 +315,7 @@ cmd_sample (int    argc,
 {
   TsSampleOptions options;
   int seed, layers, shards, hidden, heads, kv_heads, intermediate, vocab;
-  gboolean untied = FALSE, no_head_dim = FALSE, no_rope_scaling = FALSE;
+  gboolean untied = FALSE, no_head_dim = FALSE, no_rope_scaling = FALSE, force = FALSE;
   g_autoptr(GOptionContext) context = g_option_context_new ("DIR — write a small Llama-3-shaped checkpoint");
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) dir = NULL;
@@ -343,10 +343,15 @@ cmd_sample (int    argc,
       { "untied", 0, 0, G_OPTION_ARG_NONE, &untied, "Write a separate lm_head", NULL },
       { "no-head-dim", 0, 0, G_OPTION_ARG_NONE, &no_head_dim, "Leave head_dim out of config.json", NULL },
       { "no-rope-scaling", 0, 0, G_OPTION_ARG_NONE, &no_rope_scaling, "No llama3 rope scaling", NULL },
+      { "force", 0, 0, G_OPTION_ARG_NONE, &force,
+        "Write into a folder that is not empty: replace what a sample writes and remove "
+        "model*.safetensors files and index left from before (nothing else)", NULL },
       { NULL }
     };
 
     g_option_context_add_main_entries (context, entries, NULL);
+    g_option_context_set_description (context,
+      "DIR must be new or empty, unless --force is given.");
     if (!ts_cli_parse (context, &argc, &argv, 1, 1, &status))
       return status;
   }
@@ -364,10 +369,18 @@ cmd_sample (int    argc,
   options.tied_embeddings = !untied;
   options.head_dim_in_config = !no_head_dim;
   options.rope_scaling = !no_rope_scaling;
+  options.replace = force;
 
   dir = g_file_new_for_commandline_arg (argv[1]);
   if (!ts_sample_write (dir, &options, NULL, &error))
-    return ts_cli_fail (error, FALSE);
+    {
+      status = ts_cli_fail (error, FALSE);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        g_printerr ("tensorscope-cli: --force writes there all the same: it replaces what a sample "
+                    "writes and removes model*.safetensors files and model.safetensors.index.json "
+                    "left from before, nothing else\n");
+      return status;
+    }
   return EXIT_VALID;
 }
 
