@@ -9,6 +9,7 @@ usage: check_convert.py CLI WORKDIR
 """
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -142,9 +143,24 @@ def sample_into_existing():
         shutil.rmtree(x, ignore_errors=True)
 
 
+def sample_values():
+    """A sample option value that makes no model is a usage error (exit 2,
+    as a malformed one is), its message naming the option; nothing written."""
+    d = os.path.join(WORK, "bad-values")
+    for opt, val in (("--shards", "100"), ("--shards", "0"), ("--heads", "3"), ("--vocab", "100"),
+                     ("--kv-heads", "3"), ("--hidden", "0"), ("--intermediate", "0"),
+                     ("--layers", "2000"), ("--layers", "-1"), ("--seed", "-1")):
+        shutil.rmtree(d, ignore_errors=True)
+        r = run("sample", d, opt, val)
+        check(f"sample {opt} {val}: exit 2, the message names {opt}, nothing written",
+              r.returncode == 2 and r.stderr.startswith(f"tensorscope-cli: {opt}")
+              and not os.path.exists(d), "exit %d: %s" % (r.returncode, r.stderr.strip()))
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     sample_into_existing()
+    sample_values()
     out_dir = os.path.join(WORK, "out")
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
@@ -224,11 +240,24 @@ def main():
     os.symlink(os.path.join(out_dir, "nowhere.gguf"), dangling)
     expect_failure("existing link to nothing, without --force", good, dangling, "--force")
     check("existing link to nothing: still a link", os.path.islink(dangling))
-    for jobs in ("100000", "-5"):
+    for jobs in ("100000", "257", "-5"):
         r = run("convert", good, "-o", os.path.join(out_dir, "j.gguf"), "--jobs", jobs)
         check(f"--jobs {jobs}: a usage error, nothing written", r.returncode == 2 and
               "--jobs" in r.stderr and not os.path.exists(os.path.join(out_dir, "j.gguf"))
               and not leftovers(out_dir), r.stderr)
+        r = run("audit", good, good, "--jobs", jobs)
+        check(f"audit --jobs {jobs}: a usage error", r.returncode == 2 and "--jobs" in r.stderr,
+              r.stderr)
+    # 0 is the default, one worker per processor, and --help says so
+    r = run("convert", good, "-o", os.path.join(out_dir, "j0.gguf"), "--jobs", "0")
+    check("--jobs 0: one per processor, written", r.returncode == 0
+          and os.path.exists(os.path.join(out_dir, "j0.gguf")), r.stderr)
+    r = run("audit", good, os.path.join(out_dir, "j0.gguf"), "--jobs", "0")
+    check("audit --jobs 0: one per processor, passes", r.returncode == 0, r.stderr)
+    for cmd in ("convert", "audit"):
+        r = run(cmd, "--help")
+        check(f"{cmd} --help: --jobs 0 is one per processor",
+              re.search(r"--jobs=N\s+.*0: one per processor", r.stdout) is not None, r.stdout)
 
     # a file where the folder belongs, a link to nothing: said as such
     r = run("convert", os.path.join(good, "config.json"), "-o", os.path.join(out_dir, "f.gguf"))

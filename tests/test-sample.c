@@ -366,13 +366,14 @@ static void
 test_invalid (Fixture       *fixture,
               gconstpointer  user_data)
 {
-  struct { guint hidden, heads, kv_heads, vocab, shards; } cases[] = {
-    { 250, 8, 2, 1024, 2 },     /* hidden not divisible by heads */
-    { 256, 8, 3, 1024, 2 },     /* heads not divisible by kv heads */
-    { 24, 8, 2, 1024, 2 },      /* head size 3 is odd */
-    { 256, 8, 2, 512, 2 },      /* no room for learned tokens */
-    { 256, 8, 2, 1024, 0 },     /* no shard */
-    { 256, 8, 2, 1024, 21 },    /* more shards than the 20 tensors */
+  struct { guint hidden, heads, kv_heads, vocab, shards; TsSampleField field; } cases[] = {
+    { 250, 8, 2, 1024, 2, TS_SAMPLE_FIELD_N_HEADS },      /* hidden not divisible by heads */
+    { 256, 8, 3, 1024, 2, TS_SAMPLE_FIELD_N_KV_HEADS },   /* heads not divisible by kv heads */
+    { 24, 8, 2, 1024, 2, TS_SAMPLE_FIELD_N_HEADS },       /* head size 3 is odd */
+    { 256, 8, 2, 512, 2, TS_SAMPLE_FIELD_VOCAB_SIZE },    /* no room for learned tokens */
+    { 256, 8, 2, 1024, 0, TS_SAMPLE_FIELD_N_SHARDS },     /* no shard */
+    { 256, 8, 2, 1024, 21, TS_SAMPLE_FIELD_N_SHARDS },    /* more shards than the 20 tensors */
+    { 0, 8, 2, 1024, 2, TS_SAMPLE_FIELD_HIDDEN_SIZE },
   };
   g_autoptr(GFile) dir = g_file_get_child (fixture->root, "invalid");
 
@@ -380,6 +381,7 @@ test_invalid (Fixture       *fixture,
     {
       g_autoptr(GError) error = NULL;
       TsSampleOptions options;
+      TsSampleField field;
 
       ts_sample_options_init (&options);
       options.hidden_size = cases[i].hidden;
@@ -389,7 +391,20 @@ test_invalid (Fixture       *fixture,
       options.n_shards = cases[i].shards;
       g_assert_false (ts_sample_write (dir, &options, NULL, &error));
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      /* the setting a front end names */
+      g_assert_false (ts_sample_options_validate (&options, &field, &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_assert_cmpint (field, ==, cases[i].field);
     }
+  {
+    TsSampleOptions options;
+    TsSampleField field = TS_SAMPLE_FIELD_N_SHARDS;
+
+    ts_sample_options_init (&options);
+    g_assert_true (ts_sample_options_validate (&options, &field, NULL));
+    g_assert_cmpint (field, ==, TS_SAMPLE_FIELD_NONE);
+  }
   g_assert_false (g_file_query_exists (dir, NULL));
 }
 

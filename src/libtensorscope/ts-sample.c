@@ -293,17 +293,24 @@ ts_sample_options_init (TsSampleOptions *options)
   options->replace = TRUE;
 }
 
-static gboolean sample_fail (GError     **error,
-                             const char  *format,
-                             ...) G_GNUC_PRINTF (2, 3);
+static gboolean sample_fail (TsSampleField  *field,
+                             TsSampleField   which,
+                             GError        **error,
+                             const char     *format,
+                             ...) G_GNUC_PRINTF (4, 5);
 
+/* Sets *@field (when not NULL) to @which, the setting blamed */
 static gboolean
-sample_fail (GError     **error,
-             const char  *format,
+sample_fail (TsSampleField  *field,
+             TsSampleField   which,
+             GError        **error,
+             const char     *format,
              ...)
 {
   va_list args;
 
+  if (field != NULL)
+    *field = which;
   va_start (args, format);
   g_propagate_error (error, g_error_new_valist (G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                                                 format, args));
@@ -327,22 +334,28 @@ sample_special_id (const TsSampleOptions *options,
 
 static gboolean
 sample_validate_shape (const TsSampleOptions  *o,
+                       TsSampleField          *field,
                        GError                **error)
 {
   if (o->n_layers == 0 || o->n_layers > SAMPLE_MAX_LAYERS)
-    return sample_fail (error, "The number of layers must be between 1 and %u, not %u",
+    return sample_fail (field, TS_SAMPLE_FIELD_N_LAYERS, error,
+                        "The number of layers must be between 1 and %u, not %u",
                         SAMPLE_MAX_LAYERS, o->n_layers);
   if (o->hidden_size == 0 || o->hidden_size > SAMPLE_MAX_HIDDEN)
-    return sample_fail (error, "The hidden size must be between 1 and %u, not %u",
+    return sample_fail (field, TS_SAMPLE_FIELD_HIDDEN_SIZE, error,
+                        "The hidden size must be between 1 and %u, not %u",
                         SAMPLE_MAX_HIDDEN, o->hidden_size);
   if (o->n_heads == 0 || o->hidden_size % o->n_heads != 0)
-    return sample_fail (error, "The hidden size (%u) must be divisible by the number of "
+    return sample_fail (field, TS_SAMPLE_FIELD_N_HEADS, error,
+                        "The hidden size (%u) must be divisible by the number of "
                         "attention heads (%u)", o->hidden_size, o->n_heads);
   if (o->n_kv_heads == 0 || o->n_heads % o->n_kv_heads != 0)
-    return sample_fail (error, "The number of attention heads (%u) must be divisible by "
+    return sample_fail (field, TS_SAMPLE_FIELD_N_KV_HEADS, error,
+                        "The number of attention heads (%u) must be divisible by "
                         "the number of key/value heads (%u)", o->n_heads, o->n_kv_heads);
   if ((o->hidden_size / o->n_heads) % 2 != 0)
-    return sample_fail (error, "The head size (hidden size %u / %u heads = %u) must be even "
+    return sample_fail (field, TS_SAMPLE_FIELD_N_HEADS, error,
+                        "The head size (hidden size %u / %u heads = %u) must be even "
                         "for rotary embeddings", o->hidden_size, o->n_heads,
                         o->hidden_size / o->n_heads);
   return TRUE;
@@ -350,23 +363,57 @@ sample_validate_shape (const TsSampleOptions  *o,
 
 static gboolean
 sample_validate_sizes (const TsSampleOptions  *o,
+                       TsSampleField          *field,
                        GError                **error)
 {
   guint n_tensors = sample_n_tensors (o);
 
   if (o->intermediate_size == 0 || o->intermediate_size > SAMPLE_MAX_INTERMEDIATE)
-    return sample_fail (error, "The intermediate size must be between 1 and %u, not %u",
+    return sample_fail (field, TS_SAMPLE_FIELD_INTERMEDIATE_SIZE, error,
+                        "The intermediate size must be between 1 and %u, not %u",
                         SAMPLE_MAX_INTERMEDIATE, o->intermediate_size);
   if (o->vocab_size <= SAMPLE_N_BYTE_TOKENS + SAMPLE_N_SPECIAL_TOKENS
       || o->vocab_size > SAMPLE_MAX_VOCAB)
-    return sample_fail (error, "The vocabulary size must be between %u and %u (256 byte "
+    return sample_fail (field, TS_SAMPLE_FIELD_VOCAB_SIZE, error,
+                        "The vocabulary size must be between %u and %u (256 byte "
                         "tokens, learned tokens and 256 special tokens), not %u",
                         SAMPLE_N_BYTE_TOKENS + SAMPLE_N_SPECIAL_TOKENS + 1,
                         SAMPLE_MAX_VOCAB, o->vocab_size);
   if (o->n_shards == 0 || o->n_shards > n_tensors)
-    return sample_fail (error, "The number of shards must be between 1 and the number of "
+    return sample_fail (field, TS_SAMPLE_FIELD_N_SHARDS, error,
+                        "The number of shards must be between 1 and the number of "
                         "tensors (%u), not %u", n_tensors, o->n_shards);
   return TRUE;
+}
+
+/**
+ * ts_sample_options_validate:
+ * @options: the options to check
+ * @field: (out) (optional): the setting the error is about
+ * @error: return location for a #GError
+ *
+ * Checks that @options make a Llama model ts_sample_write() can write: the
+ * sizes in range, the hidden size a multiple of the number of heads and
+ * that a multiple of the key/value heads, an even head size, room for
+ * learned tokens, and no more shards than tensors. A front end names the
+ * option of *@field in its message; a setting that fails only with another
+ * (the heads, with the hidden size) is blamed on the later one.
+ *
+ * Returns: %TRUE if they do; else %FALSE with %G_IO_ERROR_INVALID_ARGUMENT
+ *   and *@field set
+ */
+gboolean
+ts_sample_options_validate (const TsSampleOptions  *options,
+                            TsSampleField          *field,
+                            GError                **error)
+{
+  g_return_val_if_fail (options != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (field != NULL)
+    *field = TS_SAMPLE_FIELD_NONE;
+  return sample_validate_shape (options, field, error)
+         && sample_validate_sizes (options, field, error);
 }
 
 static char *
@@ -1815,8 +1862,7 @@ ts_sample_write (GFile                  *dir,
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!sample_validate_shape (options, error)
-      || !sample_validate_sizes (options, error)
+  if (!ts_sample_options_validate (options, NULL, error)
       || (!options->replace && !sample_check_empty (dir, cancellable, error))
       || !sample_make_directory (dir, cancellable, error))
     return FALSE;

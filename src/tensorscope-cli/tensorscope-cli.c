@@ -319,6 +319,18 @@ cmd_sample (int    argc,
   g_autoptr(GOptionContext) context = g_option_context_new ("DIR — write a small Llama-3-shaped checkpoint");
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) dir = NULL;
+  /* the number options, with the setting each fills */
+  const struct { const char *option; int *value; TsSampleField field; } numbers[] = {
+    { "--seed", &seed, TS_SAMPLE_FIELD_NONE },
+    { "--layers", &layers, TS_SAMPLE_FIELD_N_LAYERS },
+    { "--shards", &shards, TS_SAMPLE_FIELD_N_SHARDS },
+    { "--hidden", &hidden, TS_SAMPLE_FIELD_HIDDEN_SIZE },
+    { "--heads", &heads, TS_SAMPLE_FIELD_N_HEADS },
+    { "--kv-heads", &kv_heads, TS_SAMPLE_FIELD_N_KV_HEADS },
+    { "--intermediate", &intermediate, TS_SAMPLE_FIELD_INTERMEDIATE_SIZE },
+    { "--vocab", &vocab, TS_SAMPLE_FIELD_VOCAB_SIZE },
+  };
+  TsSampleField field;
   int status;
 
   ts_sample_options_init (&options);
@@ -355,9 +367,14 @@ cmd_sample (int    argc,
     if (!ts_cli_parse (context, &argc, &argv, 1, 1, &status))
       return status;
   }
-  if (seed < 0 || layers < 1 || shards < 1 || hidden < 1 || heads < 1 || kv_heads < 1 ||
-      intermediate < 1 || vocab < 1)
-    return ts_cli_usage_error (context, "sizes must be positive");
+  /* a value that makes no model is a usage error (exit 2), as a malformed
+   * one is, and the message names its option */
+  for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+    if (*numbers[i].value < 0)
+      {
+        g_printerr ("tensorscope-cli: %s cannot be negative (%d)\n", numbers[i].option, *numbers[i].value);
+        return EXIT_USAGE;
+      }
   options.seed = (guint32) seed;
   options.n_layers = layers;
   options.n_shards = shards;
@@ -370,6 +387,16 @@ cmd_sample (int    argc,
   options.head_dim_in_config = !no_head_dim;
   options.rope_scaling = !no_rope_scaling;
   options.replace = force;
+  if (!ts_sample_options_validate (&options, &field, &error))
+    {
+      const char *option = "sample";
+
+      for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+        if (numbers[i].field == field)
+          option = numbers[i].option;
+      g_printerr ("tensorscope-cli: %s: %s\n", option, error->message);
+      return EXIT_USAGE;
+    }
 
   dir = g_file_new_for_commandline_arg (argv[1]);
   if (!ts_sample_write (dir, &options, NULL, &error))

@@ -63,7 +63,7 @@ ts_cli_audit (int    argc,
   int jobs = 0;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the JSON report (docs/audit-json.md)", NULL },
-    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads (default: one per processor)", "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads, 1 to 256 (default, or 0: one per processor)", "N" },
     { NULL }
   };
   g_autoptr(GOptionContext) context =
@@ -84,7 +84,8 @@ ts_cli_audit (int    argc,
     return status;
   if (jobs < 0 || jobs > 256)
     {
-      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256\n");
+      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for one per processor, "
+                  "not %d\n", jobs);
       return EXIT_USAGE;
     }
 

@@ -265,7 +265,7 @@ ts_cli_convert (int    argc,
       "Override the pre-tokenizer name recognised from tokenizer.json (e.g. llama-bpe; "
       "'help' lists the names llama.cpp knows)", "NAME" },
     { "allow-unknown", 0, 0, G_OPTION_ARG_NONE, &allow_unknown, "Leave out tensors with no GGUF name", NULL },
-    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads (default: one per core)", "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads, 1 to 256 (default, or 0: one per processor)", "N" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("MODEL_DIR — convert a Hugging Face checkpoint to GGUF");
@@ -305,7 +305,8 @@ ts_cli_convert (int    argc,
     }
   if (jobs < 0 || jobs > 256)
     {
-      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256\n");
+      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for one per processor, "
+                  "not %d\n", jobs);
       return 2;
     }
   if (output != NULL && output[0] == '\0')
