@@ -78,8 +78,9 @@ ts_cli_audit (int    argc,
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "SOURCE is a Hugging Face checkpoint folder (or a GGUF or Safetensors file to compare\n"
-    "with a file of the same format). Exit status: 0 if every learned value is preserved\n"
-    "as its output type promises, 1 if not or if an input is invalid, 2 on a usage error.");
+    "with a file of the same format). Exit status: 0 if every check passed (every learned\n"
+    "value preserved as its output type promises, the metadata as the source gives it),\n"
+    "1 if a check failed or an input is invalid, 2 on a usage error.");
   if (!ts_cli_parse (context, &argc, &argv, 2, 2, &status))
     return status;
   if (jobs < 0 || jobs > 256)
