@@ -30,7 +30,8 @@ DIMS=(--layers 17 --hidden 2048 --heads 16 --kv-heads 4 --intermediate 8192 --vo
 mkdir -p "$WORK"
 if [ ! -f "$CK/config.json" ]; then
   echo "writing the checkpoint (tensorscope-cli sample ${DIMS[*]})"
-  "$CLI" sample "$CK" "${DIMS[@]}"
+  # --force: over what an interrupted run may have left there
+  "$CLI" sample "$CK" "${DIMS[@]}" --force
 fi
 if [ ! -f "$GGUF" ]; then
   echo "converting to BF16 GGUF"

@@ -29,6 +29,7 @@
 
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -172,6 +173,7 @@ def main():
               "the JSON error report names absent-é.gguf as it is", repr(doc)[:300])
 
     ck = os.path.join(work, "Lama-modèle")
+    shutil.rmtree(ck, ignore_errors=True)   # sample refuses a folder that is not empty
     rc, out, err = run([cli, "sample", ck])
     check(rc == 0, "sample Lama-modèle exits 0", repr(err[-300:]))
     doc = json_in_c_locale([cli, "convert", ck, "-o", os.path.join(work, "x.gguf"),

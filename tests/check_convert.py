@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Failure paths of `tensorscope-cli convert`: each must fail with a clear
 error, leave no file at the target path and no temporary file behind, and
-leave the source untouched.
+leave the source untouched. And `tensorscope-cli sample` into a folder that
+is not empty: refused without --force, and with it nothing of the earlier
+checkpoint's weights left beside the new ones.
 
 usage: check_convert.py CLI WORKDIR
 """
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -81,8 +84,83 @@ def rewrite_single_shard(model, drop=None, add=None):
     open(path, "wb").write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
+SAMPLE_CONFIGS = {"config.json", "generation_config.json", "special_tokens_map.json",
+                  "tokenizer.json", "tokenizer_config.json"}
+
+
+def sample_into_existing():
+    """sample refuses a folder that exists and is not empty (a second
+    sample, a real checkpoint) unless --force, which replaces what a sample
+    writes and removes stale model*.safetensors shards and index only."""
+    d = os.path.join(WORK, "sample-again")
+    shutil.rmtree(d, ignore_errors=True)
+    r = run("sample", d, "--shards", "3")
+    check("sample into a new folder", r.returncode == 0, r.stderr)
+    before = digest(d)
+    names_before = sorted(os.listdir(d))
+    r = run("sample", d, "--shards", "1")
+    check("sample into a folder that is not empty: exit 1, says so and names --force",
+          r.returncode == 1 and "not empty" in r.stderr and "--force" in r.stderr, r.stderr)
+    check("... the folder untouched, no temporary file",
+          digest(d) == before and sorted(os.listdir(d)) == names_before, str(os.listdir(d)))
+
+    # files that are not a checkpoint's weights stay, whatever their names
+    kept = {"README.md": "notes", "model.safetensors.bak": "old", "adapter_model.safetensors": "x"}
+    for name, text in kept.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    r = run("sample", d, "--shards", "1", "--force")
+    check("--force: written", r.returncode == 0, r.stderr)
+    check("--force: the three stale shards and the index gone, nothing else",
+          set(os.listdir(d)) == SAMPLE_CONFIGS | {"model.safetensors"} | set(kept),
+          str(sorted(os.listdir(d))))
+    check("--force: the other files as they were",
+          all(open(os.path.join(d, n)).read() == t for n, t in kept.items()))
+    r = run("sample", d, "--shards", "2", "--force")
+    check("--force again, 2 shards: model.safetensors gone, the new index and shards there",
+          r.returncode == 0 and set(os.listdir(d)) == SAMPLE_CONFIGS | set(kept) | {
+              "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+              "model.safetensors.index.json"}, str(sorted(os.listdir(d))))
+    r = run("convert", d, "--dry-run")
+    check("... and it is a checkpoint that converts", r.returncode == 0, r.stderr.strip()[-300:])
+
+    empty = os.path.join(WORK, "sample-empty")
+    shutil.rmtree(empty, ignore_errors=True)
+    os.makedirs(empty)
+    r = run("sample", empty)
+    check("sample into an existing empty folder: written", r.returncode == 0
+          and SAMPLE_CONFIGS <= set(os.listdir(empty)), r.stderr)
+    hidden = os.path.join(WORK, "sample-hidden")
+    shutil.rmtree(hidden, ignore_errors=True)
+    os.makedirs(hidden)
+    open(os.path.join(hidden, ".git"), "w").close()
+    r = run("sample", hidden)
+    check("sample into a folder holding only a hidden file: refused",
+          r.returncode == 1 and os.listdir(hidden) == [".git"], r.stderr)
+    r = run("sample", "--help")
+    check("sample --help tells of --force", "--force" in r.stdout, r.stdout)
+    for x in (d, empty, hidden):
+        shutil.rmtree(x, ignore_errors=True)
+
+
+def sample_values():
+    """A sample option value that makes no model is a usage error (exit 2,
+    as a malformed one is), its message naming the option; nothing written."""
+    d = os.path.join(WORK, "bad-values")
+    for opt, val in (("--shards", "100"), ("--shards", "0"), ("--heads", "3"), ("--vocab", "100"),
+                     ("--kv-heads", "3"), ("--hidden", "0"), ("--intermediate", "0"),
+                     ("--layers", "2000"), ("--layers", "-1"), ("--seed", "-1")):
+        shutil.rmtree(d, ignore_errors=True)
+        r = run("sample", d, opt, val)
+        check(f"sample {opt} {val}: exit 2, the message names {opt}, nothing written",
+              r.returncode == 2 and r.stderr.startswith(f"tensorscope-cli: {opt}")
+              and not os.path.exists(d), "exit %d: %s" % (r.returncode, r.stderr.strip()))
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
+    sample_into_existing()
+    sample_values()
     out_dir = os.path.join(WORK, "out")
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
@@ -162,11 +240,24 @@ def main():
     os.symlink(os.path.join(out_dir, "nowhere.gguf"), dangling)
     expect_failure("existing link to nothing, without --force", good, dangling, "--force")
     check("existing link to nothing: still a link", os.path.islink(dangling))
-    for jobs in ("100000", "-5"):
+    for jobs in ("100000", "257", "-5"):
         r = run("convert", good, "-o", os.path.join(out_dir, "j.gguf"), "--jobs", jobs)
         check(f"--jobs {jobs}: a usage error, nothing written", r.returncode == 2 and
               "--jobs" in r.stderr and not os.path.exists(os.path.join(out_dir, "j.gguf"))
               and not leftovers(out_dir), r.stderr)
+        r = run("audit", good, good, "--jobs", jobs)
+        check(f"audit --jobs {jobs}: a usage error", r.returncode == 2 and "--jobs" in r.stderr,
+              r.stderr)
+    # 0 is the default, one worker per processor, and --help says so
+    r = run("convert", good, "-o", os.path.join(out_dir, "j0.gguf"), "--jobs", "0")
+    check("--jobs 0: one per processor, written", r.returncode == 0
+          and os.path.exists(os.path.join(out_dir, "j0.gguf")), r.stderr)
+    r = run("audit", good, os.path.join(out_dir, "j0.gguf"), "--jobs", "0")
+    check("audit --jobs 0: one per processor, passes", r.returncode == 0, r.stderr)
+    for cmd in ("convert", "audit"):
+        r = run(cmd, "--help")
+        check(f"{cmd} --help: --jobs 0 is one per processor",
+              re.search(r"--jobs=N\s+.*0: one per processor", r.stdout) is not None, r.stdout)
 
     # a file where the folder belongs, a link to nothing: said as such
     r = run("convert", os.path.join(good, "config.json"), "-o", os.path.join(out_dir, "f.gguf"))

@@ -11,6 +11,7 @@
 #include "ts-test-dir.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "tensorscope.h"
 
@@ -459,6 +460,61 @@ test_renderings (Fixture       *f,
   }
 }
 
+/* Source and target the same file(s), under any name: a warning that the
+ * result proves nothing; two files of the same bytes: none */
+static void
+test_same_files (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *one = write_sample (f, "one", 2, 3);
+  g_autofree char *other = write_sample (f, "other", 2, 3);
+  g_autofree char *gguf = write_tiny_gguf (f, "a.gguf", 32, FALSE, -1, 0);
+  g_autofree char *copy = write_tiny_gguf (f, "b.gguf", 32, FALSE, -1, 0);
+  g_autofree char *sym = g_build_filename (f->dir, "link.gguf", NULL);
+  g_autofree char *hard = g_build_filename (f->dir, "hard.gguf", NULL);
+  g_autofree char *dir_link = g_build_filename (f->dir, "one-link", NULL);
+  g_autofree char *through_link = g_build_filename (f->dir, "one-link", "model-00001-of-00002.safetensors", NULL);
+  g_autoptr(GFile) sym_file = g_file_new_for_path (sym);
+  g_autoptr(GFile) dir_link_file = g_file_new_for_path (dir_link);
+  g_autoptr(GError) error = NULL;
+  const struct { const char *source, *target; guint n_files; } cases[] = {
+    { gguf, gguf, 1 },
+    { gguf, sym, 1 },                   /* a symbolic link */
+    { sym, hard, 1 },                   /* a hard link */
+    { one, one, 2 },
+    { one, dir_link, 2 },               /* a link to the folder */
+    { dir_link, through_link, 2 },      /* one of its shards, through the link */
+    { gguf, copy, 0 },                  /* the same bytes, another file */
+    { one, other, 0 },
+  };
+
+  g_assert_true (g_file_make_symbolic_link (sym_file, gguf, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (link (gguf, hard), ==, 0);
+  g_assert_true (g_file_make_symbolic_link (dir_link_file, one, NULL, &error));
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(TsAuditReport) report = audit_paths (cases[i].source, cases[i].target, 1);
+      TsAuditCheck *check = find_check (report, "same-files");
+
+      g_test_message ("%s against %s", cases[i].source, cases[i].target);
+      /* a warning: the values are what they are */
+      g_assert_true (ts_audit_report_get_passed (report));
+      if (cases[i].n_files == 0)
+        {
+          g_assert_null (check);
+          continue;
+        }
+      g_assert_nonnull (check);
+      g_assert_cmpint (ts_audit_check_get_status (check), ==, TS_AUDIT_WARN);
+      g_assert_nonnull (strstr (ts_audit_check_get_detail (check), "proves nothing"));
+      if (cases[i].n_files > 1)
+        g_assert_nonnull (strstr (ts_audit_check_get_detail (check), "same 2 files"));
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -472,6 +528,7 @@ main (int    argc,
   g_test_add ("/audit/async", Fixture, NULL, ts_test_dir_setup, test_async, ts_test_dir_teardown);
   g_test_add ("/audit/cancelled", Fixture, NULL, ts_test_dir_setup, test_cancelled, ts_test_dir_teardown);
   g_test_add ("/audit/wrong-direction", Fixture, NULL, ts_test_dir_setup, test_wrong_direction, ts_test_dir_teardown);
+  g_test_add ("/audit/same-files", Fixture, NULL, ts_test_dir_setup, test_same_files, ts_test_dir_teardown);
   g_test_add ("/audit/renderings", Fixture, NULL, ts_test_dir_setup, test_renderings, ts_test_dir_teardown);
   return g_test_run ();
 }

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "ts-arch.h"
+#include "ts-conversion-plan.h"
 #include "ts-dtype.h"
 #include "ts-error.h"
+#include "ts-hf-tokenizer.h"
 #include "ts-json-private.h"
 #include "ts-model-file-private.h"
 #include "ts-report.h"
@@ -718,6 +720,79 @@ test_report_stream (TsTestDir     *fx,
   check_report_stream (st);
 }
 
+/* the plan's tokenizer.ggml.pre */
+static char *
+plan_pre (TsConversionPlan *plan)
+{
+  g_autoptr(GListModel) metadata = ts_conversion_plan_list_metadata (plan);
+
+  for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
+    {
+      g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
+
+      if (g_str_equal (ts_metadata_entry_get_key (e), "tokenizer.ggml.pre"))
+        return ts_metadata_entry_dup_string (e);
+    }
+  return NULL;
+}
+
+/* The plan refuses a tokenizer_pre llama.cpp does not know (it would not
+ * load the file), and warns about a known one that is not the name the
+ * tokenizer files give */
+static void
+test_plan_tokenizer_pre (TsTestDir     *fx,
+                         gconstpointer  data)
+{
+  static const char * const refused[] = { "bogus", "", "LLAMA-BPE", "llama-bpe " };
+  g_autofree char *sample = g_build_filename (fx->dir, "sample", NULL);
+  g_autoptr(GFile) dir = g_file_new_for_path (sample);
+  g_autoptr(GError) error = NULL;
+  TsSampleOptions sample_options;
+
+  ts_sample_options_init (&sample_options);
+  g_assert_true (ts_sample_write (dir, &sample_options, NULL, &error));
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr(TsConversionPlan) plan = NULL;
+      TsPlanOptions options;
+
+      ts_plan_options_init (&options);
+      options.tokenizer_pre = refused[i];
+      plan = ts_conversion_plan_new (dir, &options, NULL, &error);
+      g_assert_null (plan);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, "--tokenizer-pre help"));
+      g_clear_error (&error);
+      g_assert_false (ts_hf_tokenizer_check_pre (refused[i], NULL));
+    }
+
+  {
+    static const struct { const char *pre; gboolean warned; } cases[] = {
+      { NULL, FALSE }, { "llama-bpe", FALSE }, { "qwen2", TRUE }, { "smaug-bpe", TRUE },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        g_autoptr(TsConversionPlan) plan = NULL;
+        g_autofree char *pre = NULL;
+        gboolean warned = FALSE;
+        TsPlanOptions options;
+
+        ts_plan_options_init (&options);
+        options.tokenizer_pre = cases[i].pre;
+        plan = ts_conversion_plan_new (dir, &options, NULL, &error);
+        g_assert_no_error (error);
+        for (const char * const *w = ts_conversion_plan_get_warnings (plan); *w; w++)
+          warned = warned || (strstr (*w, "tokenizer.ggml.pre") && strstr (*w, "\"llama-bpe\""));
+        g_assert_cmpint (warned, ==, cases[i].warned);
+        pre = plan_pre (plan);
+        g_assert_cmpstr (pre, ==, cases[i].pre ? cases[i].pre : "llama-bpe");
+      }
+  }
+}
+
 static void
 build_counted (JsonBuilder *b,
                gpointer     item,
@@ -788,5 +863,7 @@ main (int    argc,
               test_gguf_cut_after_header, ts_test_dir_teardown);
   g_test_add ("/core/safetensors-cut-messages", TsTestDir, NULL, ts_test_dir_setup,
               test_safetensors_cut_messages, ts_test_dir_teardown);
+  g_test_add ("/core/plan-tokenizer-pre", TsTestDir, NULL, ts_test_dir_setup,
+              test_plan_tokenizer_pre, ts_test_dir_teardown);
   return g_test_run ();
 }

@@ -366,13 +366,14 @@ static void
 test_invalid (Fixture       *fixture,
               gconstpointer  user_data)
 {
-  struct { guint hidden, heads, kv_heads, vocab, shards; } cases[] = {
-    { 250, 8, 2, 1024, 2 },     /* hidden not divisible by heads */
-    { 256, 8, 3, 1024, 2 },     /* heads not divisible by kv heads */
-    { 24, 8, 2, 1024, 2 },      /* head size 3 is odd */
-    { 256, 8, 2, 512, 2 },      /* no room for learned tokens */
-    { 256, 8, 2, 1024, 0 },     /* no shard */
-    { 256, 8, 2, 1024, 21 },    /* more shards than the 20 tensors */
+  struct { guint hidden, heads, kv_heads, vocab, shards; TsSampleField field; } cases[] = {
+    { 250, 8, 2, 1024, 2, TS_SAMPLE_FIELD_N_HEADS },      /* hidden not divisible by heads */
+    { 256, 8, 3, 1024, 2, TS_SAMPLE_FIELD_N_KV_HEADS },   /* heads not divisible by kv heads */
+    { 24, 8, 2, 1024, 2, TS_SAMPLE_FIELD_N_HEADS },       /* head size 3 is odd */
+    { 256, 8, 2, 512, 2, TS_SAMPLE_FIELD_VOCAB_SIZE },    /* no room for learned tokens */
+    { 256, 8, 2, 1024, 0, TS_SAMPLE_FIELD_N_SHARDS },     /* no shard */
+    { 256, 8, 2, 1024, 21, TS_SAMPLE_FIELD_N_SHARDS },    /* more shards than the 20 tensors */
+    { 0, 8, 2, 1024, 2, TS_SAMPLE_FIELD_HIDDEN_SIZE },
   };
   g_autoptr(GFile) dir = g_file_get_child (fixture->root, "invalid");
 
@@ -380,6 +381,7 @@ test_invalid (Fixture       *fixture,
     {
       g_autoptr(GError) error = NULL;
       TsSampleOptions options;
+      TsSampleField field;
 
       ts_sample_options_init (&options);
       options.hidden_size = cases[i].hidden;
@@ -389,7 +391,20 @@ test_invalid (Fixture       *fixture,
       options.n_shards = cases[i].shards;
       g_assert_false (ts_sample_write (dir, &options, NULL, &error));
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      /* the setting a front end names */
+      g_assert_false (ts_sample_options_validate (&options, &field, &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_assert_cmpint (field, ==, cases[i].field);
     }
+  {
+    TsSampleOptions options;
+    TsSampleField field = TS_SAMPLE_FIELD_N_SHARDS;
+
+    ts_sample_options_init (&options);
+    g_assert_true (ts_sample_options_validate (&options, &field, NULL));
+    g_assert_cmpint (field, ==, TS_SAMPLE_FIELD_NONE);
+  }
   g_assert_false (g_file_query_exists (dir, NULL));
 }
 
@@ -461,6 +476,149 @@ test_commit_failure (Fixture       *fixture,
     g_assert_false (g_str_has_prefix (g_ptr_array_index (names, i), "."));
 }
 
+static void
+put_file (GFile      *dir,
+          const char *name,
+          const char *contents)
+{
+  g_autoptr(GFile) file = g_file_get_child (dir, name);
+  g_autoptr(GError) error = NULL;
+
+  g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE, G_FILE_CREATE_NONE,
+                           NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* @names, sorted, joined by spaces */
+static char *
+join_names (GPtrArray *names)
+{
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **) names->pdata);
+}
+
+/* Without replace, a folder that holds anything is refused and left as it
+ * is; a new or empty one is written */
+static void
+test_refuse_non_empty (Fixture       *fixture,
+                       gconstpointer  user_data)
+{
+  g_autoptr(GFile) fresh = g_file_get_child (fixture->root, "fresh");
+  g_autoptr(GFile) empty = g_file_get_child (fixture->root, "empty");
+  g_autoptr(GFile) hidden = g_file_get_child (fixture->root, "hidden");
+  g_autoptr(GFile) used = g_file_get_child (fixture->root, "used");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  g_autofree char *joined = NULL;
+  TsSampleOptions options;
+
+  ts_sample_options_init (&options);
+  g_assert_true (options.replace);
+  options.replace = FALSE;
+
+  g_assert_true (ts_sample_write (fresh, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_make_directory (empty, NULL, NULL));
+  g_assert_true (ts_sample_write (empty, &options, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(GPtrArray) written = list_files (empty);
+
+    g_assert_cmpuint (written->len, ==, 8);
+  }
+
+  /* a second sample into the first */
+  g_assert_false (ts_sample_write (fresh, &options, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_assert_nonnull (strstr (error->message, "not empty"));
+  g_clear_error (&error);
+
+  g_assert_true (g_file_make_directory (hidden, NULL, NULL));
+  put_file (hidden, ".keep", "");
+  g_assert_false (ts_sample_write (hidden, &options, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_clear_error (&error);
+  names = list_files (hidden);
+  joined = join_names (names);
+  g_assert_cmpstr (joined, ==, ".keep");
+
+  g_assert_true (g_file_make_directory (used, NULL, NULL));
+  put_file (used, "config.json", "{\"model_type\": \"mistral\"}");
+  g_assert_false (ts_sample_write (used, &options, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_clear_error (&error);
+  {
+    g_autoptr(GBytes) config = load (used, "config.json");
+    g_autoptr(GPtrArray) used_names = list_files (used);
+    g_autofree char *used_joined = join_names (used_names);
+
+    g_assert_cmpstr (used_joined, ==, "config.json");
+    g_assert_cmpmem (g_bytes_get_data (config, NULL), g_bytes_get_size (config),
+                     "{\"model_type\": \"mistral\"}", strlen ("{\"model_type\": \"mistral\"}"));
+  }
+}
+
+/* With replace (the default), a sample written over another with other
+ * shards leaves none of the earlier shards or index, and nothing else is
+ * removed */
+static void
+test_replace (Fixture       *fixture,
+              gconstpointer  user_data)
+{
+  static const char *const config_files =
+    "config.json generation_config.json special_tokens_map.json tokenizer.json tokenizer_config.json";
+  g_autoptr(GFile) dir = g_file_get_child (fixture->root, "again");
+  g_autoptr(GError) error = NULL;
+  TsSampleOptions options;
+  struct { guint shards; const char *weights; } steps[] = {
+    { 3, "model-00001-of-00003.safetensors model-00002-of-00003.safetensors "
+         "model-00003-of-00003.safetensors model.safetensors.index.json" },
+    { 1, "model.safetensors" },
+    { 2, "model-00001-of-00002.safetensors model-00002-of-00002.safetensors "
+         "model.safetensors.index.json" },
+  };
+  /* not the weights of a checkpoint: left alone */
+  static const char *const kept[] = {
+    "README.md", "model.safetensors.bak", "model-notes.safetensors", "adapter_model.safetensors",
+  };
+
+  ts_sample_options_init (&options);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_autoptr(GPtrArray) names = NULL;
+      g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func (g_free);
+      g_autofree char *joined = NULL;
+      g_autofree char *want_joined = NULL;
+      g_auto(GStrv) config_names = g_strsplit (config_files, " ", -1);
+      g_auto(GStrv) weight_names = g_strsplit (steps[i].weights, " ", -1);
+
+      options.n_shards = steps[i].shards;
+      g_assert_true (ts_sample_write (dir, &options, NULL, &error));
+      g_assert_no_error (error);
+      if (i == 0)
+        for (guint k = 0; k < G_N_ELEMENTS (kept); k++)
+          put_file (dir, kept[k], kept[k]);
+
+      for (guint k = 0; config_names[k]; k++)
+        g_ptr_array_add (want, g_strdup (config_names[k]));
+      for (guint k = 0; weight_names[k]; k++)
+        g_ptr_array_add (want, g_strdup (weight_names[k]));
+      for (guint k = 0; k < G_N_ELEMENTS (kept); k++)
+        g_ptr_array_add (want, g_strdup (kept[k]));
+      g_ptr_array_sort (want, compare_names);
+      want_joined = join_names (want);
+      names = list_files (dir);
+      joined = join_names (names);
+      g_assert_cmpstr (joined, ==, want_joined);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (kept); k++)
+    {
+      g_autoptr(GBytes) bytes = load (dir, kept[k]);
+
+      g_assert_cmpmem (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), kept[k], strlen (kept[k]));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -481,6 +639,10 @@ main (int   argc,
               fixture_set_up, test_cancelled, fixture_tear_down);
   g_test_add ("/sample/commit-failure", Fixture, NULL,
               fixture_set_up, test_commit_failure, fixture_tear_down);
+  g_test_add ("/sample/refuse-non-empty", Fixture, NULL,
+              fixture_set_up, test_refuse_non_empty, fixture_tear_down);
+  g_test_add ("/sample/replace", Fixture, NULL,
+              fixture_set_up, test_replace, fixture_tear_down);
 
   return g_test_run ();
 }

@@ -1601,6 +1601,67 @@ reconcile_sizes (AuditRun *run)
   add_size_check (run, &t);
 }
 
+/* ------------------------------------------------------- same files */
+
+/* What tells @file from any other: its device and inode (links followed),
+ * so that a link or another spelling of the path is the same file; its
+ * URI where those cannot be had */
+static char *
+file_identity (GFile *file)
+{
+  g_autoptr(GFileInfo) info =
+    g_file_query_info (file, G_FILE_ATTRIBUTE_UNIX_DEVICE "," G_FILE_ATTRIBUTE_UNIX_INODE,
+                       G_FILE_QUERY_INFO_NONE, NULL, NULL);
+
+  if (info != NULL && g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_UNIX_DEVICE) &&
+      g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_UNIX_INODE))
+    return g_strdup_printf ("%" G_GUINT32_FORMAT ":%" G_GUINT64_FORMAT,
+                            g_file_info_get_attribute_uint32 (info, G_FILE_ATTRIBUTE_UNIX_DEVICE),
+                            g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_UNIX_INODE));
+  return g_file_get_uri (file);
+}
+
+/* An audit of a file (or checkpoint) against itself, under any name,
+ * passes whatever the file holds: say so */
+static void
+check_same_files (AuditRun *run)
+{
+  GListModel *source = ts_model_file_get_parts (run->source);
+  GListModel *target = ts_model_file_get_parts (run->target);
+  guint n = g_list_model_get_n_items (source);
+  g_autoptr(GHashTable) targets = NULL;
+
+  if (n == 0 || n != g_list_model_get_n_items (target))
+    return;
+  targets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (target, i);
+
+      g_hash_table_add (targets, file_identity (ts_file_part_get_file (part)));
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (source, i);
+      g_autofree char *identity = file_identity (ts_file_part_get_file (part));
+
+      if (!g_hash_table_contains (targets, identity))
+        return;
+    }
+  if (n == 1)
+    _ts_audit_report_add_check (run->report, "same-files", TS_AUDIT_WARN, "%s",
+                                _("source and target are the same file: it was compared with "
+                                  "itself, so the result proves nothing"));
+  else
+    _ts_audit_report_add_check (run->report, "same-files", TS_AUDIT_WARN,
+                                g_dngettext (GETTEXT_PACKAGE,
+                                             "source and target are the same %u file: they were "
+                                             "compared with themselves, so the result proves nothing",
+                                             "source and target are the same %u files: they were "
+                                             "compared with themselves, so the result proves nothing",
+                                             n), n);
+}
+
 /* ------------------------------------------------------------- driver */
 
 static guint64
@@ -1663,6 +1724,7 @@ audit_execute (AuditRun      *run,
 {
   if (!choose_mode (run, error))
     return NULL;
+  check_same_files (run);
   if (run->mode == TS_AUDIT_MODE_CONVERSION && !load_conversion_inputs (run, error))
     return NULL;
   match_tensors (run);

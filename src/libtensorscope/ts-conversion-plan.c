@@ -824,6 +824,8 @@ build_metadata (TsConversionPlan    *self,
                 const TsPlanOptions *options,
                 GError             **error)
 {
+  const char *detected_pre = NULL;
+
   self->metadata = ts_gguf_metadata_new ();
   ts_gguf_metadata_add_string (self->metadata, "general.architecture",
                                ts_arch_get_name (self->arch), "config.json: architectures");
@@ -834,9 +836,17 @@ build_metadata (TsConversionPlan    *self,
   apply_naming_overrides (self->naming, options);
   ts_hf_naming_write (self->naming, self->metadata);
   add_hyperparameters (self);
-  if (!ts_hf_tokenizer_add_metadata (self->dir, self->config, options->tokenizer_pre,
-                                     self->metadata, error))
+  if (!ts_hf_tokenizer_add_metadata_full (self->dir, self->config, options->tokenizer_pre,
+                                          self->metadata, &detected_pre, error))
     return FALSE;
+  /* deliberate, but it should be seen: llama.cpp will split text otherwise
+   * than the tokenizer files say, and an audit fails the key */
+  if (options->tokenizer_pre != NULL && detected_pre != NULL &&
+      !g_str_equal (options->tokenizer_pre, detected_pre))
+    add_warning (self, _("tokenizer.ggml.pre is \"%s\" as given, not \"%s\" as the tokenizer files "
+                         "give: llama.cpp will split text the \"%s\" way, and an audit of the "
+                         "output fails this key"),
+                 options->tokenizer_pre, detected_pre, options->tokenizer_pre);
   /* gguf-py's SpecialVocab warns and writes the file all the same (a
    * SentencePiece model, with its scores, needs none) */
   if (!ts_gguf_metadata_contains (self->metadata, "tokenizer.ggml.merges") &&
@@ -920,7 +930,10 @@ load_source (TsConversionPlan  *self,
  * @dir: a Hugging Face checkpoint folder
  *
  * Reads config.json, the tokenizer files and every shard header, and
- * decides everything the conversion will write. Writes nothing.
+ * decides everything the conversion will write. Writes nothing. A
+ * @options->tokenizer_pre llama.cpp does not know is refused
+ * (%G_IO_ERROR_INVALID_ARGUMENT, see ts_hf_tokenizer_check_pre()); one
+ * that differs from the name the tokenizer files give is a warning.
  *
  * Returns: (transfer full): the plan, or %NULL with @error set
  */
@@ -935,6 +948,9 @@ ts_conversion_plan_new (GFile               *dir,
   g_return_val_if_fail (G_IS_FILE (dir), NULL);
   g_return_val_if_fail (options != NULL, NULL);
 
+  /* a name llama.cpp does not know: a file it would refuse to load */
+  if (options->tokenizer_pre != NULL && !ts_hf_tokenizer_check_pre (options->tokenizer_pre, error))
+    return NULL;
   self->dir = g_object_ref (dir);
   {
     g_autofree char *path = g_file_get_path (dir);

@@ -66,7 +66,10 @@ char          *ts_plan_tensor_describe_transform (TsPlanTensor *self);
 typedef struct
 {
   TsOutType   outtype;
-  const char *tokenizer_pre;          /* NULL: recognise from tokenizer.json */
+  /* an override of the name recognised from tokenizer.json, NULL for none:
+   * one llama.cpp does not know is refused, and one that differs from the
+   * recognised name is a warning */
+  const char *tokenizer_pre;
   gboolean    allow_unknown_tensors;  /* skip (with a warning) tensors with no GGUF name */
   /* naming overrides (the wizard's editable fields): NULL keeps what the
    * converter derives, "" drops the key */

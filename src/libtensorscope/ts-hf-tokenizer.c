@@ -1562,6 +1562,77 @@ read_special_vocab (Tok               *t,
   return read_config_ids (t, error);
 }
 
+/* ------------------------------------------------------------ pre-tokenizer names */
+
+/* The pre-tokenizer names llama.cpp knows, sorted: those its
+ * src/llama-vocab.cpp compares tokenizer_pre with (llama_vocab::impl::load()
+ * throws "unknown pre-tokenizer type" for any other name of a BPE
+ * vocabulary), as of the llama.cpp that node-llama-cpp 3.21.1 ships.
+ * tests/check_pre_names.py holds this list to that source, so that it
+ * cannot drift from it unseen. */
+static const char * const known_pre_names[] = {
+  "a.x-4.0", "afmoe", "bailingmoe", "bailingmoe2", "bloom", "chameleon", "chatglm-bpe",
+  "codeshell", "cohere2moe", "command-r", "dbrx", "deepseek-coder", "deepseek-llm",
+  "deepseek-r1-qwen", "deepseek-v3", "default", "exaone", "exaone-moe", "exaone4", "f2llmv2",
+  "falcon", "falcon-h1", "falcon3", "gemma4", "gigachat", "glm4", "gpt-2", "gpt-4o",
+  "gpt3-finnish", "granite-docling", "granite-embed-multi-311m", "granite-embed-multi-97m",
+  "grok-2", "hunyuan", "hunyuan-dense", "jais", "jais-2", "jina-de", "jina-es", "jina-v1-en",
+  "jina-v2-code", "jina-v2-de", "jina-v2-es", "jina-v5-nano", "joyai-llm", "kanana2", "kimi-k2",
+  "kormo", "laguna", "lfm2", "llada-moe", "llama-bpe", "llama-v3", "llama3", "llama4", "megrez",
+  "mellum", "mellum2", "midm-2.0", "minerva-7b", "minicpm5", "minimax-m2", "modern-bert", "mpt",
+  "olmo", "phi-2", "pixtral", "poro-chat", "qwen2", "qwen35", "refact", "roberta-bpe",
+  "sarvam-moe", "seed-coder", "smaug-bpe", "smollm", "solar-open", "stablelm2", "starcoder",
+  "superbpe", "talkie", "tekken", "tiny_aya", "trillion", "viking", "whitespace", "youtu", NULL
+};
+
+/**
+ * ts_hf_tokenizer_get_pre_names:
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the pre-tokenizer
+ *   names llama.cpp knows (tokenizer.ggml.pre), sorted
+ */
+const char * const *
+ts_hf_tokenizer_get_pre_names (void)
+{
+  return known_pre_names;
+}
+
+/**
+ * ts_hf_tokenizer_check_pre:
+ * @name: a pre-tokenizer name to write as tokenizer.ggml.pre
+ * @error: return location for a #GError
+ *
+ * llama.cpp refuses to load a byte-level BPE vocabulary whose
+ * tokenizer.ggml.pre it does not know, and falls back to its default
+ * pre-tokenizer, warning that generation quality is degraded, when the
+ * name is empty.
+ *
+ * Returns: %TRUE if llama.cpp knows @name; else %FALSE with
+ *   %G_IO_ERROR_INVALID_ARGUMENT saying how to list the names it knows
+ */
+gboolean
+ts_hf_tokenizer_check_pre (const char  *name,
+                           GError     **error)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (g_strv_contains (known_pre_names, name))
+    return TRUE;
+  if (name[0] == '\0')
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                 _("the pre-tokenizer name is empty (llama.cpp would fall back to its default "
+                   "pre-tokenizer and warn that generation quality is degraded); "
+                   "\"tensorscope-cli convert --tokenizer-pre help\" lists the names llama.cpp knows"));
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                 _("llama.cpp does not know the pre-tokenizer \"%s\" and would refuse to load the "
+                   "file; the names it knows are those its src/llama-vocab.cpp compares "
+                   "tokenizer_pre with, and \"tensorscope-cli convert --tokenizer-pre help\" lists "
+                   "them (Llama 3's is \"llama-bpe\")"), name);
+  return FALSE;
+}
+
 /* ------------------------------------------------------------ writing */
 
 static const char *
@@ -1667,39 +1738,55 @@ load_files (Tok     *t,
          load_json (t->dir, "config.json", FALSE, &t->cfg_parser, &t->cfg, error);
 }
 
+/* The name llama.cpp's converter gives tokenizer.json's pre-tokenizer, or
+ * NULL when only a name given by hand can say which one it is */
+static const char *
+detect_pre (Tok         *t,
+            const char **origin)
+{
+  JsonNode *model, *ignore_merges;
+
+  if (!ts_hf_tokenizer_is_llama3_pre_tokenizer (member (t->tok, "pre_tokenizer")))
+    return NULL;
+  model = member (t->tok, "model");
+  ignore_merges = model != NULL && JSON_NODE_HOLDS_OBJECT (model)
+                  ? member (json_node_get_object (model), "ignore_merges") : NULL;
+  /* llama.cpp's "llama-bpe" also ignores the merges for a word that is
+   * a token of its own, as Llama 3's tokenizer.json asks; one saved
+   * without that (a fine-tune's, by older tokenizers) splits such a
+   * word by the merges, which is llama.cpp's "smaug-bpe": the same
+   * pattern, the merges always (its converter finds it so by hashing
+   * when the vocabulary is Llama 3's) */
+  if (node_is_bool (ignore_merges) && json_node_get_boolean (ignore_merges))
+    {
+      *origin = "tokenizer.json: pre_tokenizer (Llama 3)";
+      return TS_HF_TOKENIZER_PRE_LLAMA_BPE;
+    }
+  *origin = "tokenizer.json: pre_tokenizer (Llama 3), without model.ignore_merges";
+  return TS_HF_TOKENIZER_PRE_SMAUG_BPE;
+}
+
 static gboolean
 choose_pre (Tok         *t,
             const char  *tokenizer_pre,
             const char **pre,
             const char **origin,
+            const char **detected,
             GError     **error)
 {
-  *pre = tokenizer_pre;
-  *origin = "--tokenizer-pre";
-  if (*pre != NULL)
-    return TRUE;
-  if (ts_hf_tokenizer_is_llama3_pre_tokenizer (member (t->tok, "pre_tokenizer")))
-    {
-      JsonNode *model = member (t->tok, "model");
-      JsonNode *ignore_merges = model != NULL && JSON_NODE_HOLDS_OBJECT (model)
-                                ? member (json_node_get_object (model), "ignore_merges") : NULL;
+  const char *detected_origin = NULL;
 
-      /* llama.cpp's "llama-bpe" also ignores the merges for a word that is
-       * a token of its own, as Llama 3's tokenizer.json asks; one saved
-       * without that (a fine-tune's, by older tokenizers) splits such a
-       * word by the merges, which is llama.cpp's "smaug-bpe": the same
-       * pattern, the merges always (its converter finds it so by hashing
-       * when the vocabulary is Llama 3's) */
-      if (node_is_bool (ignore_merges) && json_node_get_boolean (ignore_merges))
-        {
-          *pre = TS_HF_TOKENIZER_PRE_LLAMA_BPE;
-          *origin = "tokenizer.json: pre_tokenizer (Llama 3)";
-        }
-      else
-        {
-          *pre = TS_HF_TOKENIZER_PRE_SMAUG_BPE;
-          *origin = "tokenizer.json: pre_tokenizer (Llama 3), without model.ignore_merges";
-        }
+  *detected = detect_pre (t, &detected_origin);
+  if (tokenizer_pre != NULL)
+    {
+      *pre = tokenizer_pre;
+      *origin = "--tokenizer-pre";
+      return TRUE;
+    }
+  if (*detected != NULL)
+    {
+      *pre = *detected;
+      *origin = detected_origin;
       return TRUE;
     }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -2060,7 +2147,7 @@ write_spm_vocab (Tok            *t,
 {
   write_space_prefix (t, md);
   ts_gguf_metadata_add_string (md, "tokenizer.ggml.model", "llama", "converter: SentencePiece (tokenizer.model)");
-  ts_gguf_metadata_add_string (md, "tokenizer.ggml.pre", tokenizer_pre ? tokenizer_pre : "default",
+  ts_gguf_metadata_add_string (md, "tokenizer.ggml.pre", tokenizer_pre ? tokenizer_pre : TS_HF_TOKENIZER_PRE_DEFAULT,
                                tokenizer_pre ? "--tokenizer-pre" : "converter: SentencePiece (tokenizer.model)");
   ts_gguf_metadata_add_string_array (md, "tokenizer.ggml.tokens", (const char **) v->tokens->pdata, NULL,
                                      v->tokens->len, v->origin->str);
@@ -2154,33 +2241,38 @@ add_sentencepiece (Tok             *t,
 }
 
 /**
- * ts_hf_tokenizer_add_metadata:
+ * ts_hf_tokenizer_add_metadata_full:
  * @dir: the checkpoint folder
  * @config: its config.json
  * @tokenizer_pre: (nullable): tokenizer.ggml.pre to write, or NULL to
  *   recognise the Llama 3 pre-tokenizer (a SentencePiece model's is
  *   "default")
  * @md: where to append the keys
+ * @detected_pre: (out) (optional) (transfer none): the name the tokenizer
+ *   files give, the one written without @tokenizer_pre; %NULL when only a
+ *   name given by hand can say which pre-tokenizer it is
  * @error: return location for a #GError
  *
  * Appends the tokenizer keys of a SentencePiece tokenizer.model (tried
  * first, as LlamaModel.set_vocab() does) or of a byte-level BPE
  * tokenizer.json, in the order and with the values llama.cpp's converter
- * writes. Nothing is appended on error.
+ * writes. Nothing is appended on error. @tokenizer_pre is written as it
+ * is: see ts_hf_tokenizer_check_pre().
  *
  * Returns: %TRUE on success
  */
 gboolean
-ts_hf_tokenizer_add_metadata (GFile            *dir,
-                              const TsHfConfig *config,
-                              const char       *tokenizer_pre,
-                              TsGgufMetadata   *md,
-                              GError          **error)
+ts_hf_tokenizer_add_metadata_full (GFile             *dir,
+                                   const TsHfConfig  *config,
+                                   const char        *tokenizer_pre,
+                                   TsGgufMetadata    *md,
+                                   const char       **detected_pre,
+                                   GError           **error)
 {
   g_auto(Tok) t = { 0 };
   g_autoptr(GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) types = g_array_new (FALSE, FALSE, sizeof (gint32));
-  const char *pre = NULL, *pre_origin = NULL;
+  const char *pre = NULL, *pre_origin = NULL, *detected = NULL;
   g_autoptr(GFile) spm = NULL;
 
   g_return_val_if_fail (G_IS_FILE (dir), FALSE);
@@ -2188,13 +2280,21 @@ ts_hf_tokenizer_add_metadata (GFile            *dir,
   g_return_val_if_fail (md != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (detected_pre != NULL)
+    *detected_pre = NULL;
   t.dir = dir;
   t.config = config;
   spm = g_file_get_child (dir, "tokenizer.model");
   if (is_regular_file (spm))
-    return add_sentencepiece (&t, spm, tokenizer_pre, md, error);
+    {
+      if (!add_sentencepiece (&t, spm, tokenizer_pre, md, error))
+        return FALSE;
+      if (detected_pre != NULL)
+        *detected_pre = TS_HF_TOKENIZER_PRE_DEFAULT;
+      return TRUE;
+    }
   if (!load_files (&t, error) || !check_byte_level_bpe (&t, error) ||
-      !choose_pre (&t, tokenizer_pre, &pre, &pre_origin, error) ||
+      !choose_pre (&t, tokenizer_pre, &pre, &pre_origin, &detected, error) ||
       !load_added_tokens (&t, error) || !build_tokens (&t, tokens, types, error) ||
       !load_merges (&t, error) || !read_normalizer (&t, error) ||
       !read_special_vocab (&t, default_special_types, error))
@@ -2206,5 +2306,24 @@ ts_hf_tokenizer_add_metadata (GFile            *dir,
   write_normalizer (&t, md);
   if (t.granite_add_bos)
     ts_gguf_metadata_add_bool (md, "tokenizer.ggml.add_bos_token", FALSE, "converter: vocab_size 49152");
+  if (detected_pre != NULL)
+    *detected_pre = detected;
   return TRUE;
+}
+
+/**
+ * ts_hf_tokenizer_add_metadata:
+ *
+ * ts_hf_tokenizer_add_metadata_full() without the detected name.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+ts_hf_tokenizer_add_metadata (GFile            *dir,
+                              const TsHfConfig *config,
+                              const char       *tokenizer_pre,
+                              TsGgufMetadata   *md,
+                              GError          **error)
+{
+  return ts_hf_tokenizer_add_metadata_full (dir, config, tokenizer_pre, md, NULL, error);
 }

@@ -19,6 +19,8 @@ G_BEGIN_DECLS
 #define TS_HF_TOKENIZER_PRE_LLAMA_BPE "llama-bpe"
 /* Llama 3's pattern, without ignore_merges */
 #define TS_HF_TOKENIZER_PRE_SMAUG_BPE "smaug-bpe"
+/* a SentencePiece model's (llama.cpp does not read it for one) */
+#define TS_HF_TOKENIZER_PRE_DEFAULT "default"
 
 /* Appends to @md, in the order llama.cpp's converter writes them
  * (LlamaModel.set_vocab, _set_vocab_sentencepiece or _set_vocab_gpt2,
@@ -29,12 +31,31 @@ G_BEGIN_DECLS
  * model gets "default", the Llama 3 pre-tokenizer is recognised and any
  * other one is an error (G_IO_ERROR_NOT_SUPPORTED). Malformed files give
  * G_IO_ERROR_INVALID_DATA naming the file and the field (the byte offset
- * in a tokenizer.model). */
+ * in a tokenizer.model). @tokenizer_pre is not checked here: see
+ * ts_hf_tokenizer_check_pre(). */
 gboolean ts_hf_tokenizer_add_metadata (GFile            *dir,
                                        const TsHfConfig *config,
                                        const char       *tokenizer_pre,
                                        TsGgufMetadata   *md,
                                        GError          **error);
+/* The same, and *@detected_pre (when not NULL) is set to the name the
+ * tokenizer files give (the one written without @tokenizer_pre), or NULL
+ * where only a name given by hand can say which pre-tokenizer it is. */
+gboolean ts_hf_tokenizer_add_metadata_full (GFile             *dir,
+                                            const TsHfConfig  *config,
+                                            const char        *tokenizer_pre,
+                                            TsGgufMetadata    *md,
+                                            const char       **detected_pre,
+                                            GError           **error);
+
+/* The pre-tokenizer names llama.cpp knows (those its src/llama-vocab.cpp
+ * compares tokenizer_pre with), sorted, NULL-terminated: the one list of
+ * them, held to llama.cpp's source by tests/check_pre_names.py. */
+const char * const *ts_hf_tokenizer_get_pre_names (void);
+/* TRUE if llama.cpp knows @name as a pre-tokenizer; else FALSE with
+ * G_IO_ERROR_INVALID_ARGUMENT, whose message says how to list the names. */
+gboolean ts_hf_tokenizer_check_pre (const char  *name,
+                                    GError     **error);
 
 /* TRUE if @dir has a tokenizer.model (a regular file): its tokenizer is
  * SentencePiece, as llama.cpp's converter reads it. */

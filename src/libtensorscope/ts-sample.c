@@ -269,7 +269,9 @@ typedef struct
  * of width 256 with 8 query and 2 key/value heads (head size 32), an
  * intermediate size of 768, 1,024 tokens (256 byte tokens, 512 learned ones
  * and 256 special ones), two shards, tied embeddings, `head_dim` in
- * config.json and llama3 rope scaling.
+ * config.json and llama3 rope scaling. A folder that is not empty is
+ * written into (@replace): the built-in sample is written again into the
+ * same cache folder each time it is opened.
  */
 void
 ts_sample_options_init (TsSampleOptions *options)
@@ -288,19 +290,27 @@ ts_sample_options_init (TsSampleOptions *options)
   options->tied_embeddings = TRUE;
   options->head_dim_in_config = TRUE;
   options->rope_scaling = TRUE;
+  options->replace = TRUE;
 }
 
-static gboolean sample_fail (GError     **error,
-                             const char  *format,
-                             ...) G_GNUC_PRINTF (2, 3);
+static gboolean sample_fail (TsSampleField  *field,
+                             TsSampleField   which,
+                             GError        **error,
+                             const char     *format,
+                             ...) G_GNUC_PRINTF (4, 5);
 
+/* Sets *@field (when not NULL) to @which, the setting blamed */
 static gboolean
-sample_fail (GError     **error,
-             const char  *format,
+sample_fail (TsSampleField  *field,
+             TsSampleField   which,
+             GError        **error,
+             const char     *format,
              ...)
 {
   va_list args;
 
+  if (field != NULL)
+    *field = which;
   va_start (args, format);
   g_propagate_error (error, g_error_new_valist (G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                                                 format, args));
@@ -324,22 +334,28 @@ sample_special_id (const TsSampleOptions *options,
 
 static gboolean
 sample_validate_shape (const TsSampleOptions  *o,
+                       TsSampleField          *field,
                        GError                **error)
 {
   if (o->n_layers == 0 || o->n_layers > SAMPLE_MAX_LAYERS)
-    return sample_fail (error, "The number of layers must be between 1 and %u, not %u",
+    return sample_fail (field, TS_SAMPLE_FIELD_N_LAYERS, error,
+                        "The number of layers must be between 1 and %u, not %u",
                         SAMPLE_MAX_LAYERS, o->n_layers);
   if (o->hidden_size == 0 || o->hidden_size > SAMPLE_MAX_HIDDEN)
-    return sample_fail (error, "The hidden size must be between 1 and %u, not %u",
+    return sample_fail (field, TS_SAMPLE_FIELD_HIDDEN_SIZE, error,
+                        "The hidden size must be between 1 and %u, not %u",
                         SAMPLE_MAX_HIDDEN, o->hidden_size);
   if (o->n_heads == 0 || o->hidden_size % o->n_heads != 0)
-    return sample_fail (error, "The hidden size (%u) must be divisible by the number of "
+    return sample_fail (field, TS_SAMPLE_FIELD_N_HEADS, error,
+                        "The hidden size (%u) must be divisible by the number of "
                         "attention heads (%u)", o->hidden_size, o->n_heads);
   if (o->n_kv_heads == 0 || o->n_heads % o->n_kv_heads != 0)
-    return sample_fail (error, "The number of attention heads (%u) must be divisible by "
+    return sample_fail (field, TS_SAMPLE_FIELD_N_KV_HEADS, error,
+                        "The number of attention heads (%u) must be divisible by "
                         "the number of key/value heads (%u)", o->n_heads, o->n_kv_heads);
   if ((o->hidden_size / o->n_heads) % 2 != 0)
-    return sample_fail (error, "The head size (hidden size %u / %u heads = %u) must be even "
+    return sample_fail (field, TS_SAMPLE_FIELD_N_HEADS, error,
+                        "The head size (hidden size %u / %u heads = %u) must be even "
                         "for rotary embeddings", o->hidden_size, o->n_heads,
                         o->hidden_size / o->n_heads);
   return TRUE;
@@ -347,23 +363,57 @@ sample_validate_shape (const TsSampleOptions  *o,
 
 static gboolean
 sample_validate_sizes (const TsSampleOptions  *o,
+                       TsSampleField          *field,
                        GError                **error)
 {
   guint n_tensors = sample_n_tensors (o);
 
   if (o->intermediate_size == 0 || o->intermediate_size > SAMPLE_MAX_INTERMEDIATE)
-    return sample_fail (error, "The intermediate size must be between 1 and %u, not %u",
+    return sample_fail (field, TS_SAMPLE_FIELD_INTERMEDIATE_SIZE, error,
+                        "The intermediate size must be between 1 and %u, not %u",
                         SAMPLE_MAX_INTERMEDIATE, o->intermediate_size);
   if (o->vocab_size <= SAMPLE_N_BYTE_TOKENS + SAMPLE_N_SPECIAL_TOKENS
       || o->vocab_size > SAMPLE_MAX_VOCAB)
-    return sample_fail (error, "The vocabulary size must be between %u and %u (256 byte "
+    return sample_fail (field, TS_SAMPLE_FIELD_VOCAB_SIZE, error,
+                        "The vocabulary size must be between %u and %u (256 byte "
                         "tokens, learned tokens and 256 special tokens), not %u",
                         SAMPLE_N_BYTE_TOKENS + SAMPLE_N_SPECIAL_TOKENS + 1,
                         SAMPLE_MAX_VOCAB, o->vocab_size);
   if (o->n_shards == 0 || o->n_shards > n_tensors)
-    return sample_fail (error, "The number of shards must be between 1 and the number of "
+    return sample_fail (field, TS_SAMPLE_FIELD_N_SHARDS, error,
+                        "The number of shards must be between 1 and the number of "
                         "tensors (%u), not %u", n_tensors, o->n_shards);
   return TRUE;
+}
+
+/**
+ * ts_sample_options_validate:
+ * @options: the options to check
+ * @field: (out) (optional): the setting the error is about
+ * @error: return location for a #GError
+ *
+ * Checks that @options make a Llama model ts_sample_write() can write: the
+ * sizes in range, the hidden size a multiple of the number of heads and
+ * that a multiple of the key/value heads, an even head size, room for
+ * learned tokens, and no more shards than tensors. A front end names the
+ * option of *@field in its message; a setting that fails only with another
+ * (the heads, with the hidden size) is blamed on the later one.
+ *
+ * Returns: %TRUE if they do; else %FALSE with %G_IO_ERROR_INVALID_ARGUMENT
+ *   and *@field set
+ */
+gboolean
+ts_sample_options_validate (const TsSampleOptions  *options,
+                            TsSampleField          *field,
+                            GError                **error)
+{
+  g_return_val_if_fail (options != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (field != NULL)
+    *field = TS_SAMPLE_FIELD_NONE;
+  return sample_validate_shape (options, field, error)
+         && sample_validate_sizes (options, field, error);
 }
 
 static char *
@@ -1155,11 +1205,73 @@ sample_writer_add_json (SampleWriter  *writer,
   return sample_writer_add (writer, name, text, strlen (text), error);
 }
 
+/* model.safetensors, its index, or a model-0000K-of-0000N.safetensors
+ * shard: the names of the weights save_pretrained () writes */
+static gboolean
+sample_is_weights_name (const char *name)
+{
+  return g_regex_match_simple ("^model(\\.safetensors(\\.index\\.json)?|-[0-9]+-of-[0-9]+\\.safetensors)$",
+                               name, G_REGEX_DEFAULT, G_REGEX_MATCH_DEFAULT);
+}
+
+static gboolean
+sample_writer_is_pending (SampleWriter *writer,
+                          GFile        *file)
+{
+  for (guint i = 0; i < writer->pending->len; i++)
+    {
+      SamplePending *pending = g_ptr_array_index (writer->pending, i);
+
+      if (g_file_equal (pending->dest, file))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Shards and an index of an earlier checkpoint in the folder, which the new
+ * sample does not write: left there, they would contradict it (a loader
+ * would take them for its own). Nothing else is touched. */
+static gboolean
+sample_writer_remove_stale (SampleWriter  *writer,
+                            GError       **error)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+  g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func (g_object_unref);
+
+  children = g_file_enumerate_children (writer->dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
+                                        writer->cancellable, error);
+  if (children == NULL)
+    return FALSE;
+  while (TRUE)
+    {
+      GFileInfo *info;
+      GFile *child;
+
+      if (!g_file_enumerator_iterate (children, &info, &child, writer->cancellable, error))
+        return FALSE;
+      if (info == NULL)
+        break;
+      if (sample_is_weights_name (g_file_info_get_name (info))
+          && !sample_writer_is_pending (writer, child))
+        g_ptr_array_add (stale, g_object_ref (child));
+    }
+  for (guint i = 0; i < stale->len; i++)
+    if (!g_file_delete (g_ptr_array_index (stale, i), writer->cancellable, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* Renames every file into place, once all are complete; @replace: the
+ * stale weights go first */
 static gboolean
 sample_writer_commit (SampleWriter  *writer,
+                      gboolean       replace,
                       GError       **error)
 {
   if (g_cancellable_set_error_if_cancelled (writer->cancellable, error))
+    return FALSE;
+  if (replace && !sample_writer_remove_stale (writer, error))
     return FALSE;
   while (writer->pending->len > 0)
     {
@@ -1658,6 +1770,41 @@ sample_write_weights (SampleWriter           *writer,
   return sample_writer_add_json (writer, "model.safetensors.index.json", index, error);
 }
 
+/* A folder that holds anything (a hidden file too) is refused: a sample
+ * written among the files of another checkpoint would make one that
+ * contradicts itself. One that does not exist yet is fine. */
+static gboolean
+sample_check_empty (GFile         *dir,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GFileEnumerator) children =
+    g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_QUERY_INFO_NONE,
+                               cancellable, &local_error);
+  GFileInfo *info = NULL;
+
+  if (children == NULL)
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (!g_file_enumerator_iterate (children, &info, NULL, cancellable, error))
+    return FALSE;
+  if (info != NULL)
+    {
+      g_autofree char *name = g_file_get_parse_name (dir);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "%s is not empty (it holds %s): a sample is written into a new or empty folder",
+                   name, g_file_info_get_name (info));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 sample_make_directory (GFile         *dir,
                        GCancellable  *cancellable,
@@ -1689,11 +1836,18 @@ sample_make_directory (GFile         *dir,
  * The output is a function of @options alone: the same seed gives the same
  * bytes. Every file is written under a temporary name and renamed into place
  * once all of them are complete, so an error or a cancellation leaves no
- * partial file behind. Files already in @dir that the sample does not
- * write are left alone.
+ * partial file behind.
+ *
+ * A @dir that exists and is not empty is refused unless @options->replace
+ * (the default): then the files the sample writes replace those of the
+ * same names, `model.safetensors`, `model-*-of-*.safetensors` and
+ * `model.safetensors.index.json` files it does not write (an earlier
+ * sample's, with other shards) are removed just before, and any other file
+ * is left alone.
  *
  * Returns: %TRUE on success; %FALSE with @error set (%G_IO_ERROR_INVALID_ARGUMENT
- *   for options that do not make a Llama model)
+ *   for options that do not make a Llama model, %G_IO_ERROR_EXISTS for a
+ *   folder that is not empty without @options->replace)
  */
 gboolean
 ts_sample_write (GFile                  *dir,
@@ -1708,8 +1862,8 @@ ts_sample_write (GFile                  *dir,
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!sample_validate_shape (options, error)
-      || !sample_validate_sizes (options, error)
+  if (!ts_sample_options_validate (options, NULL, error)
+      || (!options->replace && !sample_check_empty (dir, cancellable, error))
       || !sample_make_directory (dir, cancellable, error))
     return FALSE;
 
@@ -1717,5 +1871,5 @@ ts_sample_write (GFile                  *dir,
   return sample_write_configs (writer, options, error)
          && sample_write_tokenizer (writer, options, error)
          && sample_write_weights (writer, options, error)
-         && sample_writer_commit (writer, error);
+         && sample_writer_commit (writer, options->replace, error);
 }

@@ -20,9 +20,10 @@
 #define EXIT_INVALID 1
 #define EXIT_USAGE   2
 
-static int
-usage_error (GOptionContext *context,
-             const char     *message)
+/* Prints @message (if any) and the command's help; the exit status */
+int
+ts_cli_usage_error (GOptionContext *context,
+                    const char     *message)
 {
   g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
 
@@ -45,12 +46,12 @@ ts_cli_parse (GOptionContext  *context,
 
   if (!g_option_context_parse (context, argc, argv, &error))
     {
-      *status = usage_error (context, error->message);
+      *status = ts_cli_usage_error (context, error->message);
       return FALSE;
     }
   if (*argc - 1 < min_args || (max_args >= 0 && *argc - 1 > max_args))
     {
-      *status = usage_error (context, "wrong number of arguments");
+      *status = ts_cli_usage_error (context, "wrong number of arguments");
       return FALSE;
     }
   return TRUE;
@@ -314,10 +315,22 @@ cmd_sample (int    argc,
 {
   TsSampleOptions options;
   int seed, layers, shards, hidden, heads, kv_heads, intermediate, vocab;
-  gboolean untied = FALSE, no_head_dim = FALSE, no_rope_scaling = FALSE;
+  gboolean untied = FALSE, no_head_dim = FALSE, no_rope_scaling = FALSE, force = FALSE;
   g_autoptr(GOptionContext) context = g_option_context_new ("DIR — write a small Llama-3-shaped checkpoint");
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) dir = NULL;
+  /* the number options, with the setting each fills */
+  const struct { const char *option; int *value; TsSampleField field; } numbers[] = {
+    { "--seed", &seed, TS_SAMPLE_FIELD_NONE },
+    { "--layers", &layers, TS_SAMPLE_FIELD_N_LAYERS },
+    { "--shards", &shards, TS_SAMPLE_FIELD_N_SHARDS },
+    { "--hidden", &hidden, TS_SAMPLE_FIELD_HIDDEN_SIZE },
+    { "--heads", &heads, TS_SAMPLE_FIELD_N_HEADS },
+    { "--kv-heads", &kv_heads, TS_SAMPLE_FIELD_N_KV_HEADS },
+    { "--intermediate", &intermediate, TS_SAMPLE_FIELD_INTERMEDIATE_SIZE },
+    { "--vocab", &vocab, TS_SAMPLE_FIELD_VOCAB_SIZE },
+  };
+  TsSampleField field;
   int status;
 
   ts_sample_options_init (&options);
@@ -342,16 +355,26 @@ cmd_sample (int    argc,
       { "untied", 0, 0, G_OPTION_ARG_NONE, &untied, "Write a separate lm_head", NULL },
       { "no-head-dim", 0, 0, G_OPTION_ARG_NONE, &no_head_dim, "Leave head_dim out of config.json", NULL },
       { "no-rope-scaling", 0, 0, G_OPTION_ARG_NONE, &no_rope_scaling, "No llama3 rope scaling", NULL },
+      { "force", 0, 0, G_OPTION_ARG_NONE, &force,
+        "Write into a folder that is not empty: replace what a sample writes and remove "
+        "model*.safetensors files and index left from before (nothing else)", NULL },
       { NULL }
     };
 
     g_option_context_add_main_entries (context, entries, NULL);
+    g_option_context_set_description (context,
+      "DIR must be new or empty, unless --force is given.");
     if (!ts_cli_parse (context, &argc, &argv, 1, 1, &status))
       return status;
   }
-  if (seed < 0 || layers < 1 || shards < 1 || hidden < 1 || heads < 1 || kv_heads < 1 ||
-      intermediate < 1 || vocab < 1)
-    return usage_error (context, "sizes must be positive");
+  /* a value that makes no model is a usage error (exit 2), as a malformed
+   * one is, and the message names its option */
+  for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+    if (*numbers[i].value < 0)
+      {
+        g_printerr ("tensorscope-cli: %s cannot be negative (%d)\n", numbers[i].option, *numbers[i].value);
+        return EXIT_USAGE;
+      }
   options.seed = (guint32) seed;
   options.n_layers = layers;
   options.n_shards = shards;
@@ -363,10 +386,28 @@ cmd_sample (int    argc,
   options.tied_embeddings = !untied;
   options.head_dim_in_config = !no_head_dim;
   options.rope_scaling = !no_rope_scaling;
+  options.replace = force;
+  if (!ts_sample_options_validate (&options, &field, &error))
+    {
+      const char *option = "sample";
+
+      for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+        if (numbers[i].field == field)
+          option = numbers[i].option;
+      g_printerr ("tensorscope-cli: %s: %s\n", option, error->message);
+      return EXIT_USAGE;
+    }
 
   dir = g_file_new_for_commandline_arg (argv[1]);
   if (!ts_sample_write (dir, &options, NULL, &error))
-    return ts_cli_fail (error, FALSE);
+    {
+      status = ts_cli_fail (error, FALSE);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        g_printerr ("tensorscope-cli: --force writes there all the same: it replaces what a sample "
+                    "writes and removes model*.safetensors files and model.safetensors.index.json "
+                    "left from before, nothing else\n");
+      return status;
+    }
   return EXIT_VALID;
 }
 

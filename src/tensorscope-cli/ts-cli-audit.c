@@ -63,7 +63,7 @@ ts_cli_audit (int    argc,
   int jobs = 0;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the JSON report (docs/audit-json.md)", NULL },
-    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads (default: one per processor)", "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads, 1 to 256 (default, or 0: one per processor)", "N" },
     { NULL }
   };
   g_autoptr(GOptionContext) context =
@@ -78,13 +78,15 @@ ts_cli_audit (int    argc,
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "SOURCE is a Hugging Face checkpoint folder (or a GGUF or Safetensors file to compare\n"
-    "with a file of the same format). Exit status: 0 if every learned value is preserved\n"
-    "as its output type promises, 1 if not or if an input is invalid, 2 on a usage error.");
+    "with a file of the same format). Exit status: 0 if every check passed (every learned\n"
+    "value preserved as its output type promises, the metadata as the source gives it),\n"
+    "1 if a check failed or an input is invalid, 2 on a usage error.");
   if (!ts_cli_parse (context, &argc, &argv, 2, 2, &status))
     return status;
   if (jobs < 0 || jobs > 256)
     {
-      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256\n");
+      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for one per processor, "
+                  "not %d\n", jobs);
       return EXIT_USAGE;
     }
 

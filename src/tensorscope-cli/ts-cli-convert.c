@@ -16,6 +16,7 @@
 #include "ts-cli-private.h"
 #include "ts-conversion-plan.h"
 #include "ts-converter.h"
+#include "ts-hf-tokenizer.h"
 
 static void
 print_plan (TsConversionPlan *plan)
@@ -260,9 +261,11 @@ ts_cli_convert (int    argc,
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, "Print the plan; write nothing", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the plan as JSON (with --dry-run)", NULL },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace an existing output file", NULL },
-    { "tokenizer-pre", 0, 0, G_OPTION_ARG_STRING, &tokenizer_pre, "Pre-tokenizer name (e.g. llama-bpe)", "NAME" },
+    { "tokenizer-pre", 0, 0, G_OPTION_ARG_STRING, &tokenizer_pre,
+      "Override the pre-tokenizer name recognised from tokenizer.json (e.g. llama-bpe; "
+      "'help' lists the names llama.cpp knows)", "NAME" },
     { "allow-unknown", 0, 0, G_OPTION_ARG_NONE, &allow_unknown, "Leave out tensors with no GGUF name", NULL },
-    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads (default: one per core)", "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads, 1 to 256 (default, or 0: one per processor)", "N" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("MODEL_DIR — convert a Hugging Face checkpoint to GGUF");
@@ -273,8 +276,22 @@ ts_cli_convert (int    argc,
   int status;
 
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!ts_cli_parse (context, &argc, &argv, 1, 1, &status))
+  /* --tokenizer-pre help needs no MODEL_DIR */
+  if (!ts_cli_parse (context, &argc, &argv, 0, 1, &status))
     return status;
+  if (g_strcmp0 (tokenizer_pre, "help") == 0)
+    {
+      for (const char * const *name = ts_hf_tokenizer_get_pre_names (); *name; name++)
+        g_print ("%s\n", *name);
+      return 0;
+    }
+  if (argc != 2)
+    return ts_cli_usage_error (context, "wrong number of arguments");
+  if (tokenizer_pre != NULL && !ts_hf_tokenizer_check_pre (tokenizer_pre, &error))
+    {
+      g_printerr ("tensorscope-cli: --tokenizer-pre: %s\n", error->message);
+      return 2;
+    }
   ts_plan_options_init (&options);
   if (outtype_nick && !ts_outtype_from_nick (outtype_nick, &options.outtype))
     {
@@ -288,7 +305,8 @@ ts_cli_convert (int    argc,
     }
   if (jobs < 0 || jobs > 256)
     {
-      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256\n");
+      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for one per processor, "
+                  "not %d\n", jobs);
       return 2;
     }
   if (output != NULL && output[0] == '\0')

@@ -18,6 +18,8 @@ gboolean ts_cli_parse   (GOptionContext  *context,
                          int             *status);
 int      ts_cli_fail    (const GError    *error,
                          gboolean         json);
+int      ts_cli_usage_error (GOptionContext *context,
+                             const char     *message);
 void     ts_cli_install_print_handlers (void);
 gboolean ts_cli_print_json (const char *text);
 
