@@ -240,6 +240,22 @@ def main():
     os.symlink(os.path.join(out_dir, "nowhere.gguf"), dangling)
     expect_failure("existing link to nothing, without --force", good, dangling, "--force")
     check("existing link to nothing: still a link", os.path.islink(dangling))
+    # a link to a file: --force replaces the file it leads to (in its own
+    # folder, on its own file system), and the link stays a link
+    elsewhere = os.path.join(out_dir, "elsewhere")
+    os.makedirs(elsewhere, exist_ok=True)
+    real = os.path.join(elsewhere, "real.gguf")
+    with open(real, "wb") as f:
+        f.write(b"old")
+    linked = os.path.join(out_dir, "linked.gguf")
+    os.symlink(real, linked)
+    r = run("convert", good, "-o", linked, "--force")
+    check("--force onto a link to a file: the file it leads to is replaced, the link stays",
+          r.returncode == 0 and os.path.islink(linked) and os.readlink(linked) == real
+          and open(real, "rb").read(4) == b"GGUF" and not leftovers(out_dir)
+          and not leftovers(elsewhere), r.stderr)
+    os.remove(linked)
+    shutil.rmtree(elsewhere)
     for jobs in ("100000", "257", "-5"):
         r = run("convert", good, "-o", os.path.join(out_dir, "j.gguf"), "--jobs", jobs)
         check(f"--jobs {jobs}: a usage error, nothing written", r.returncode == 2 and

@@ -219,21 +219,63 @@ print_regions (TsModelFile *model)
     }
 }
 
+/* rows padded to terminal columns (ts_string_append_cell()) */
+static void
+print_tensor_row (const char *name,
+                  const char *type,
+                  const char *shape,
+                  const char *part,
+                  const char *offset,
+                  const char *bytes)
+{
+  g_autoptr(GString) row = g_string_new (NULL);
+
+  ts_string_append_cell (row, name, 48);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, type, 8);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, shape, 22);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, part, -5);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, offset, -16);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, bytes, -14);
+  g_print ("%s\n", row->str);
+}
+
+static void
+print_metadata_row (const char *key,
+                    const char *type,
+                    const char *value)
+{
+  g_autoptr(GString) row = g_string_new (NULL);
+
+  ts_string_append_cell (row, key, 44);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, type, 8);
+  g_string_append_printf (row, " %s", value);
+  g_print ("%s\n", row->str);
+}
+
 static void
 print_tensors (TsModelFile *model)
 {
   GListModel *tensors = ts_model_file_get_tensors (model);
 
-  g_print ("\n%-48s %-8s %-22s %5s %16s %14s\n", "Tensor", "Type", "Shape", "Part", "Offset", "Bytes");
+  g_print ("\n");
+  print_tensor_row ("Tensor", "Type", "Shape", "Part", "Offset", "Bytes");
   for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
     {
       g_autoptr(TsTensor) t = g_list_model_get_item (tensors, i);
       g_autofree char *shape = ts_tensor_format_shape (t);
+      /* parts counted from 1, as shard file names are */
+      g_autofree char *part = g_strdup_printf ("%u", ts_file_part_get_index (ts_tensor_get_part (t)) + 1);
+      g_autofree char *offset = g_strdup_printf ("%'" G_GUINT64_FORMAT, ts_tensor_get_offset (t));
+      g_autofree char *bytes = g_strdup_printf ("%'" G_GUINT64_FORMAT, ts_tensor_get_size (t));
 
-      g_print ("%-48s %-8s %-22s %5u %'16" G_GUINT64_FORMAT " %'14" G_GUINT64_FORMAT "\n",
-               ts_tensor_get_name (t), ts_tensor_get_dtype_name (t), shape,
-               ts_file_part_get_index (ts_tensor_get_part (t)),
-               ts_tensor_get_offset (t), ts_tensor_get_size (t));
+      print_tensor_row (ts_tensor_get_name (t), ts_tensor_get_dtype_name (t), shape, part,
+                        offset, bytes);
     }
 }
 
@@ -244,7 +286,8 @@ print_metadata (TsModelFile *model)
 
   if (g_list_model_get_n_items (metadata) == 0)
     return;
-  g_print ("\n%-44s %-8s %s\n", "Key", "Type", "Value");
+  g_print ("\n");
+  print_metadata_row ("Key", "Type", "Value");
   for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
     {
       g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
@@ -259,8 +302,8 @@ print_metadata (TsModelFile *model)
           value = g_strdup_printf ("%s… (%'ld characters)", cut, n_chars);
         }
       g_strdelimit (value, "\n\r\t", ' ');
-      g_print ("%-44s %-8s %s\n", ts_metadata_entry_get_key (e),
-               ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)), value);
+      print_metadata_row (ts_metadata_entry_get_key (e),
+                          ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)), value);
     }
 }
 

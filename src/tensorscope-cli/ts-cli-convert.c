@@ -18,6 +18,45 @@
 #include "ts-converter.h"
 #include "ts-hf-tokenizer.h"
 
+/* rows padded to terminal columns (ts_string_append_cell()) */
+static void
+print_plan_row (const char *source,
+                const char *name,
+                const char *transform,
+                const char *type,
+                const char *offset)
+{
+  g_autoptr(GString) row = g_string_new (NULL);
+
+  ts_string_append_cell (row, source, 48);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, name, 26);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, transform, 22);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, type, 6);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, offset, -16);
+  g_print ("%s\n", row->str);
+}
+
+static void
+print_metadata_row (const char *key,
+                    const char *type,
+                    const char *value,
+                    const char *origin)
+{
+  g_autoptr(GString) row = g_string_new (NULL);
+
+  ts_string_append_cell (row, key, 40);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, type, 8);
+  g_string_append_c (row, ' ');
+  ts_string_append_cell (row, value, 36);
+  g_string_append_printf (row, " %s", origin);
+  g_print ("%s\n", row->str);
+}
+
 static void
 print_plan (TsConversionPlan *plan)
 {
@@ -26,20 +65,22 @@ print_plan (TsConversionPlan *plan)
   g_autofree char *size = g_format_size_full (ts_conversion_plan_get_predicted_size (plan),
                                               G_FORMAT_SIZE_LONG_FORMAT);
 
-  g_print ("%-48s %-26s %-22s %-6s %16s\n", "Source tensor", "GGUF tensor", "Transform", "Type", "Offset");
+  print_plan_row ("Source tensor", "GGUF tensor", "Transform", "Type", "Offset");
   for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
     {
       g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
       TsTensor *src = ts_plan_tensor_get_source (pt);
       g_autofree char *transform = ts_plan_tensor_describe_transform (pt);
+      g_autofree char *offset = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                                 ts_conversion_plan_get_data_offset (plan) +
+                                                 ts_plan_tensor_get_offset (pt));
 
-      g_print ("%-48s %-26s %-22s %-6s %16" G_GUINT64_FORMAT "\n",
-               src ? ts_tensor_get_name (src) : "(config.json)",
-               ts_plan_tensor_get_name (pt), transform,
-               ts_dtype_get_name (ts_plan_tensor_get_dtype (pt)),
-               ts_conversion_plan_get_data_offset (plan) + ts_plan_tensor_get_offset (pt));
+      print_plan_row (src ? ts_tensor_get_name (src) : "(config.json)",
+                      ts_plan_tensor_get_name (pt), transform,
+                      ts_dtype_get_name (ts_plan_tensor_get_dtype (pt)), offset);
     }
-  g_print ("\n%-40s %-8s %-36s %s\n", "Metadata key", "Type", "Value", "Origin");
+  g_print ("\n");
+  print_metadata_row ("Metadata key", "Type", "Value", "Origin");
   for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
     {
       g_autoptr(TsMetadataEntry) e = g_list_model_get_item (metadata, i);
@@ -53,9 +94,9 @@ print_plan (TsConversionPlan *plan)
           value = g_strconcat (cut, "…", NULL);
         }
       g_strdelimit (value, "\n\r\t", ' ');
-      g_print ("%-40s %-8s %-36s %s\n", ts_metadata_entry_get_key (e),
-               ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)), value,
-               ts_gguf_metadata_get_origin (ts_conversion_plan_get_metadata (plan), i));
+      print_metadata_row (ts_metadata_entry_get_key (e),
+                          ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)), value,
+                          ts_gguf_metadata_get_origin (ts_conversion_plan_get_metadata (plan), i));
     }
   g_print ("\nPredicted output size: %s\n", size);
 }
