@@ -1253,10 +1253,9 @@ text_checks (GString       *out,
       g_autoptr(TsAuditCheck) check = g_list_model_get_item (model, i);
 
       g_string_append (out, "  ");
-      ts_string_append_cell (out, ts_audit_status_to_nick (check->status), 4);
-      g_string_append (out, "  ");
-      ts_string_append_cell (out, check->name, 40);
-      g_string_append_printf (out, " %s\n", check->detail);
+      ts_string_append_cells (out, 5, ts_audit_status_to_nick (check->status), 40, check->name,
+                              1, check->detail, 0);
+      g_string_append_c (out, '\n');
     }
 }
 
@@ -1293,17 +1292,8 @@ text_pair_row (GString    *out,
                const char *mismatch)
 {
   g_string_append (out, "  ");
-  ts_string_append_cell (out, status, 4);
-  g_string_append (out, "  ");
-  ts_string_append_cell (out, target, 28);
-  g_string_append_c (out, ' ');
-  ts_string_append_cell (out, sources, 48);
-  g_string_append_c (out, ' ');
-  ts_string_append_cell (out, transform, 34);
-  g_string_append_c (out, ' ');
-  ts_string_append_cell (out, values, -12);
-  g_string_append_c (out, ' ');
-  ts_string_append_cell (out, mismatch, -10);
+  ts_string_append_cells (out, 5, status, 28, target, 48, sources, 34, transform, -12, values,
+                          -10, mismatch, 0);
   g_string_append_c (out, '\n');
 }
 
@@ -1339,15 +1329,7 @@ text_size_cells (GString    *out,
                  const char *explanation)
 {
   g_string_append (out, "  ");
-  ts_string_append_cell (out, area, 12);
-  g_string_append_c (out, ' ');
-  ts_string_append_cell (out, section, 24);
-  g_string_append_c (out, ' ');
-  ts_string_append_cell (out, source, -16);
-  g_string_append_c (out, ' ');
-  ts_string_append_cell (out, target, -16);
-  g_string_append_c (out, ' ');
-  ts_string_append_cell (out, delta, -14);
+  ts_string_append_cells (out, 12, area, 24, section, -16, source, -16, target, -14, delta, 0);
   g_string_append_printf (out, "  %s\n", explanation);
 }
 

@@ -682,6 +682,32 @@ ts_string_append_cell (GString    *out,
       g_string_append_c (out, ' ');
 }
 
+/**
+ * ts_string_append_cells:
+ * @out: a string
+ * @width: the first cell's width (as in ts_string_append_cell())
+ * @...: its text, then more widths and texts, ended by a width of 0
+ *
+ * Appends a row of cells padded to their widths, one space between them.
+ */
+void
+ts_string_append_cells (GString *out,
+                        int      width,
+                        ...)
+{
+  va_list args;
+  gboolean first = TRUE;
+
+  va_start (args, width);
+  for (; width != 0; width = va_arg (args, int), first = FALSE)
+    {
+      if (!first)
+        g_string_append_c (out, ' ');
+      ts_string_append_cell (out, va_arg (args, const char *), width);
+    }
+  va_end (args);
+}
+
 /* for messages: grouped as the user's locale groups digits */
 char *
 _ts_format_count (guint64 n)

@@ -87,5 +87,8 @@ char            *ts_format_thousands            (guint64      n,
 void             ts_string_append_cell          (GString     *out,
                                                  const char  *text,
                                                  int          width);
+void             ts_string_append_cells         (GString     *out,
+                                                 int          width,
+                                                 ...);
 
 G_END_DECLS

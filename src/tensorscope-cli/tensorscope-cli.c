@@ -230,17 +230,7 @@ print_tensor_row (const char *name,
 {
   g_autoptr(GString) row = g_string_new (NULL);
 
-  ts_string_append_cell (row, name, 48);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, type, 8);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, shape, 22);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, part, -5);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, offset, -16);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, bytes, -14);
+  ts_string_append_cells (row, 48, name, 8, type, 22, shape, -5, part, -16, offset, -14, bytes, 0);
   g_print ("%s\n", row->str);
 }
 
@@ -251,10 +241,7 @@ print_metadata_row (const char *key,
 {
   g_autoptr(GString) row = g_string_new (NULL);
 
-  ts_string_append_cell (row, key, 44);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, type, 8);
-  g_string_append_printf (row, " %s", value);
+  ts_string_append_cells (row, 44, key, 8, type, 1, value, 0);
   g_print ("%s\n", row->str);
 }
 

@@ -28,15 +28,7 @@ print_plan_row (const char *source,
 {
   g_autoptr(GString) row = g_string_new (NULL);
 
-  ts_string_append_cell (row, source, 48);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, name, 26);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, transform, 22);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, type, 6);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, offset, -16);
+  ts_string_append_cells (row, 48, source, 26, name, 22, transform, 6, type, -16, offset, 0);
   g_print ("%s\n", row->str);
 }
 
@@ -48,12 +40,7 @@ print_metadata_row (const char *key,
 {
   g_autoptr(GString) row = g_string_new (NULL);
 
-  ts_string_append_cell (row, key, 40);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, type, 8);
-  g_string_append_c (row, ' ');
-  ts_string_append_cell (row, value, 36);
-  g_string_append_printf (row, " %s", origin);
+  ts_string_append_cells (row, 40, key, 8, type, 36, value, 1, origin, 0);
   g_print ("%s\n", row->str);
 }
 
