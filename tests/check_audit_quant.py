@@ -136,9 +136,11 @@ def plant_values(folder):
             flat[:32] = 0
         if name == ALL_ZERO:
             bits[:] = 0
-        if name in FINE:
+        if name in FINE or name == ALL_FINE:
             f32 = (bits.astype(np.uint32) << 16).view(np.float32)
-            for row, shift in FINE_ROWS.items():
+            if name == ALL_FINE:
+                f32 *= np.float32(2.0 ** -30)
+            for row, shift in FINE_ROWS.items() if name in FINE else ():
                 f32[row] *= np.float32(2.0 ** -shift)     # exact: BF16 has float32's exponents
             bits = (f32.view(np.uint32) >> 16).astype(np.uint16)
         items.append((name, dtype, bits))
@@ -157,6 +159,10 @@ FINE = {"model.layers.0.mlp.down_proj.weight": "blk.0.ffn_down.weight",
         "lm_head.weight": "output.weight",
         "model.embed_tokens.weight": "token_embd.weight"}
 FINE_ROWS = {2 + i: shift for i, shift in enumerate(range(8, 34))}
+# and a whole weight scaled by 2^-30: no row is judged by its relative
+# error, and the pair has no worst_row
+ALL_FINE = "model.layers.1.mlp.down_proj.weight"
+ALL_FINE_GGUF = "blk.1.ffn_down.weight"
 
 # A row is below a type's resolution when every value's magnitude is under
 # 8 units of it: the largest magnitude its blocks decode to with their f16
@@ -279,7 +285,10 @@ def stats_problems(pair, exp, check_row=True):
     if pair.get("rows_below_resolution", 0) != exp["rows_below_resolution"]:
         bad.append(f"rows_below_resolution {pair.get('rows_below_resolution')!r} != {exp['rows_below_resolution']}")
     wr = pair.get("worst_row") or {}
-    if not close(num(wr.get("relative_rms_error")), exp["worst_row_error"], REL_TOL_RMS):
+    if exp["worst_row"] is None:
+        if "worst_row" in pair:
+            bad.append(f"worst_row {pair['worst_row']!r}, expected none (every row below the resolution)")
+    elif not close(num(wr.get("relative_rms_error")), exp["worst_row_error"], REL_TOL_RMS):
         bad.append(f"worst_row.relative_rms_error {wr.get('relative_rms_error')!r} != {exp['worst_row_error']!r}")
     elif check_row and wr.get("row") != exp["worst_row"] and not (
             isinstance(wr.get("row"), int) and 0 <= wr["row"] < len(exp["row_errors"])
@@ -490,7 +499,7 @@ def main():
                 if not close(num(a.get(key)), num(b.get(key)), REL_TOL_RMS):
                     diff.append(f"{name}: {key} {a.get(key)!r} vs {b.get(key)!r}")
             wa, wb = (a.get("worst_row") or {}).get("relative_rms_error"), (b.get("worst_row") or {}).get("relative_rms_error")
-            if not close(num(wa), num(wb), REL_TOL_RMS):
+            if (wa is None) != (wb is None) or (wa is not None and not close(num(wa), num(wb), REL_TOL_RMS)):
                 diff.append(f"{name}: worst_row.relative_rms_error {wa!r} vs {wb!r}")
         check(f"{ftype}: checkpoint-to-gguf numbers are the gguf-to-gguf run's for every quantized tensor",
               not diff, "; ".join(diff[:6]))
@@ -536,6 +545,16 @@ def main():
           below and all(below.values()), f"{below}")
     check(f"some decode to zeros ({sorted(zeroed)}), some are farther than zeros ({sorted(farther)})",
           zeroed and farther)
+
+    # a weight all of whose rows are below the resolution: no worst row, and
+    # the pass detail does not speak of one
+    tiny_pairs = {f: pairs_by_target(audit(gg["bf16"], r[0])[1]).get(ALL_FINE_GGUF, {})
+                  for f, r in results.items() if r[1][ALL_FINE_GGUF].tensor_type.name not in ENCODED}
+    wrong = {f: (p.get("worst_row"), p.get("detail")) for f, p in tiny_pairs.items()
+             if p.get("status") != "pass" or "worst_row" in p or "worst row" in (p.get("detail") or "")
+             or not p.get("rows_below_resolution")}
+    check(f"{ALL_FINE_GGUF}, all below the resolution: passes without a worst row in {sorted(tiny_pairs)}",
+          tiny_pairs and not wrong, f"{wrong}")
 
     # ... and the quantized check counts them per type, as numpy does
     if "Q4_K_M" in results:

@@ -95,6 +95,25 @@ def main():
     check("... the dry run warns too", r.returncode == 0 and "warning:" in r.stderr
           and "qwen2" in r.stderr, r.stderr.strip()[-300:])
 
+    # a SentencePiece vocabulary (Llama 2's): llama.cpp reads no
+    # pre-tokenizer for it, and the warning says only the key changes
+    spm = work / "llama2"
+    shutil.rmtree(spm, ignore_errors=True)
+    g = subprocess.run(["/usr/bin/python3", str(HERE / "ref" / "gen_checkpoint.py"), str(spm),
+                        "--rope-scaling", "none", "--sentencepiece", "llama2"],
+                       capture_output=True, text=True, timeout=300)
+    check("a Llama 2 checkpoint with a SentencePiece tokenizer.model written", g.returncode == 0,
+          g.stderr[-300:])
+    if g.returncode == 0:
+        r = run(cli, "convert", str(spm), "--dry-run", "--tokenizer-pre", "llama-bpe")
+        warnings = [line for line in r.stderr.splitlines() if line.startswith("warning:")]
+        check("--tokenizer-pre llama-bpe on a SentencePiece vocabulary: the warning says llama.cpp "
+              "reads no pre-tokenizer for it, not that text is split the llama-bpe way",
+              r.returncode == 0 and any("reads no pre-tokenizer for a SentencePiece vocabulary" in w
+                                        for w in warnings)
+              and not any("split text" in w for w in warnings), r.stderr.strip()[-400:])
+        shutil.rmtree(spm, ignore_errors=True)
+
     # the name it gives: no warning
     r = run(cli, "convert", str(ckpt), "-o", str(out_dir / "same.gguf"), "--tokenizer-pre", "llama-bpe")
     check("--tokenizer-pre llama-bpe (the name tokenizer.json gives): no warning",

@@ -346,6 +346,13 @@ test_json_grammar (void)
     { "  ", TS_JSON_SYNTAX, 2, TS_JSON_EXPECT_VALUE },
     { "{\"a\": #}", TS_JSON_NOT_STRICT, 6, 0 },
     { "{'a': 1}", TS_JSON_NOT_STRICT, 1, 0 },
+    /* after the value: a stray character is not a second value */
+    { "{\"a\":1}}", TS_JSON_SYNTAX, 7, TS_JSON_EXPECT_END },
+    { "{},", TS_JSON_SYNTAX, 2, TS_JSON_EXPECT_END },
+    /* the first fault wins: an escape before it, or the fault before an escape */
+    { "{\"a\":\"\\u0000\"} {}", TS_JSON_UNKEPT_ESCAPE, 6, 0 },
+    { "{\"a\":\"\\u0000\", 'b':1}", TS_JSON_UNKEPT_ESCAPE, 6, 0 },
+    { "{\"a\" \"\\u0000\"}", TS_JSON_SYNTAX, 5, TS_JSON_EXPECT_COLON },
     { "\xef\xbb\xbf{}", TS_JSON_NOT_STRICT, 0, 0 },
   };
 

@@ -989,6 +989,11 @@ evaluate_decoded (AuditRun     *run,
                                  row, pair->worst_row_error, pair->relative_rms_error);
       diagnose_decoded (run, job, pair);
     }
+  else if (pair->worst_row == TS_AUDIT_NO_INDEX)
+    /* every row below the type's resolution (told below) */
+    _ts_audit_pair_set_detail (pair, TS_AUDIT_PASS, _("decoded from %s: max abs error %.3g (the "
+                               "quantizer's rounding is not re-derived)"), pair->target_dtype,
+                               pair->max_abs_error);
   else
     _ts_audit_pair_set_detail (pair, TS_AUDIT_PASS, _("decoded from %s: relative RMS error %.3g "
                                "(%.3g in the worst row), max abs error %.3g (the quantizer's rounding "

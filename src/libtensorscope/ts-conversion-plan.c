@@ -843,10 +843,20 @@ build_metadata (TsConversionPlan    *self,
    * than the tokenizer files say, and an audit fails the key */
   if (options->tokenizer_pre != NULL && detected_pre != NULL &&
       !g_str_equal (options->tokenizer_pre, detected_pre))
-    add_warning (self, _("tokenizer.ggml.pre is \"%s\" as given, not \"%s\" as the tokenizer files "
-                         "give: llama.cpp will split text the \"%s\" way, and an audit of the "
-                         "output fails this key"),
-                 options->tokenizer_pre, detected_pre, options->tokenizer_pre);
+    {
+      /* a SentencePiece vocabulary (it has scores) has no pre-tokenizer in
+       * llama.cpp: the key is all that differs */
+      if (ts_gguf_metadata_contains (self->metadata, "tokenizer.ggml.scores"))
+        add_warning (self, _("tokenizer.ggml.pre is \"%s\" as given, not \"%s\": llama.cpp reads no "
+                             "pre-tokenizer for a SentencePiece vocabulary, so only the key changes, "
+                             "and an audit of the output fails it"),
+                     options->tokenizer_pre, detected_pre);
+      else
+        add_warning (self, _("tokenizer.ggml.pre is \"%s\" as given, not \"%s\" as the tokenizer files "
+                             "give: llama.cpp will split text the \"%s\" way, and an audit of the "
+                             "output fails this key"),
+                     options->tokenizer_pre, detected_pre, options->tokenizer_pre);
+    }
   /* gguf-py's SpecialVocab warns and writes the file all the same (a
    * SentencePiece model, with its scores, needs none) */
   if (!ts_gguf_metadata_contains (self->metadata, "tokenizer.ggml.merges") &&

@@ -107,6 +107,7 @@ typedef enum
   TS_JSON_EXPECT_NEXT,             /* after a member or element: ',' or the close */
   TS_JSON_EXPECT_LITERAL,          /* a number, true, false or null, not what is there */
   TS_JSON_EXPECT_QUOTE,            /* the end of a string the text ends inside */
+  TS_JSON_EXPECT_END,              /* nothing after the value but white space */
 } TsJsonExpect;
 
 static inline gboolean
@@ -249,17 +250,29 @@ _ts_json_scan (const char   *json,
       if (_ts_json_is_space (ch))
         continue;
       at = i;
+      /* an escape json-glib cannot keep, found before, is the first fault */
       if (depth == 0 && root_done)
         {
+          if (bad != G_MAXSIZE)
+            goto unkept;
+          /* a second value, or a stray character ("{}}") */
+          if (ch != '"' && ch != '[' && ch != '{' && !_ts_json_is_scalar_char (ch))
+            {
+              state = TS_JSON_EXPECT_END;
+              goto syntax;
+            }
           if (where != NULL)
             *where = i;
           return TS_JSON_TRAILING;
         }
       if (ch == '"')
         {
-          i = _ts_json_string_end (json, len, i, &bad);
-          if (i >= len)
+          gsize string_bad = G_MAXSIZE;
+          gsize end = _ts_json_string_end (json, len, i, &string_bad);
+
+          if (end >= len)
             {
+              bad = MIN (bad, string_bad);
               state = TS_JSON_EXPECT_QUOTE;
               at = len;
               goto syntax;
@@ -270,6 +283,9 @@ _ts_json_scan (const char   *json,
             value_done = TRUE;
           else
             goto syntax;
+          /* (the string is no fault: its escapes count from here) */
+          bad = MIN (bad, string_bad);
+          i = end;
         }
       else if (ch == '[' || ch == '{')
         {
@@ -277,6 +293,8 @@ _ts_json_scan (const char   *json,
             goto syntax;
           if (depth == TS_JSON_MAX_DEPTH)
             {
+              if (bad != G_MAXSIZE)
+                goto unkept;
               if (where != NULL)
                 *where = i;
               return TS_JSON_TOO_DEEP;
@@ -333,6 +351,8 @@ _ts_json_scan (const char   *json,
         }
       else
         {
+          if (bad != G_MAXSIZE)
+            goto unkept;
           if (where != NULL)
             *where = i;
           return TS_JSON_NOT_STRICT;
@@ -351,26 +371,23 @@ _ts_json_scan (const char   *json,
       goto syntax;
     }
   if (bad != G_MAXSIZE)
-    {
-      if (where != NULL)
-        *where = bad;
-      return TS_JSON_UNKEPT_ESCAPE;
-    }
+    goto unkept;
   return TS_JSON_OK;
 
 syntax:
-  /* an escape found before the fault is the first problem */
+  /* (bad only holds escapes before @at) */
   if (bad != G_MAXSIZE)
-    {
-      if (where != NULL)
-        *where = bad;
-      return TS_JSON_UNKEPT_ESCAPE;
-    }
+    goto unkept;
   if (where != NULL)
     *where = at;
   if (expected != NULL)
     *expected = state;
   return TS_JSON_SYNTAX;
+
+unkept:
+  if (where != NULL)
+    *where = bad;
+  return TS_JSON_UNKEPT_ESCAPE;
 }
 
 static inline TsJsonCheck

@@ -540,8 +540,12 @@ load_part (TsModelFile   *model,
                     "100,000,000 bytes"), header_len);
   if (8 + header_len > size)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_PAST_EOF,
-                    _("the first 8 bytes say the JSON header is %" PRIu64 " bytes long, but "
-                      "only %" PRIu64 " bytes follow them (truncated download?)"),
+                    g_dngettext (GETTEXT_PACKAGE,
+                                 "the first 8 bytes say the JSON header is %" PRIu64 " bytes long, "
+                                 "but only %" PRIu64 " byte follows them (truncated download?)",
+                                 "the first 8 bytes say the JSON header is %" PRIu64 " bytes long, "
+                                 "but only %" PRIu64 " bytes follow them (truncated download?)",
+                                 (gulong) (size - 8)),
                     header_len, size - 8);
   _ts_model_file_progress (model, lo, hi, 0, 1, _("Reading the header of %s (file %u of %u)"),
                            name, index + 1, n_parts);
@@ -970,10 +974,14 @@ _ts_safetensors_file_load (GFile           *file,
   _ts_model_file_set_progress (TS_MODEL_FILE (self), progress);
   if (!load_part (TS_MODEL_FILE (self), file, 0, 1, cancellable, error))
     return NULL;
-  if (problem != NULL)
+  if (index != NULL)
     _ts_model_file_add_warning (TS_MODEL_FILE (self),
                                 _("%s: read alone, as the checkpoint it is a shard of cannot be "
                                   "read: %s"), name, problem);
+  else if (problem != NULL)
+    _ts_model_file_add_warning (TS_MODEL_FILE (self),
+                                _("%s: read alone, as the folder's index cannot be read: %s"),
+                                name, problem);
   return TS_MODEL_FILE (g_steal_pointer (&self));
 }
 

@@ -1229,14 +1229,14 @@ sample_writer_is_pending (SampleWriter *writer,
 }
 
 /* Shards and an index of an earlier checkpoint in the folder, which the new
- * sample does not write: left there, they would contradict it (a loader
- * would take them for its own). Nothing else is touched. */
+ * sample does not write (into @stale): left there, they would contradict it
+ * (a loader would take them for its own). Nothing else is touched. */
 static gboolean
-sample_writer_remove_stale (SampleWriter  *writer,
-                            GError       **error)
+sample_writer_find_stale (SampleWriter  *writer,
+                          GPtrArray     *stale,
+                          GError       **error)
 {
   g_autoptr(GFileEnumerator) children = NULL;
-  g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func (g_object_unref);
 
   children = g_file_enumerate_children (writer->dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
                                         G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
@@ -1256,22 +1256,22 @@ sample_writer_remove_stale (SampleWriter  *writer,
           && !sample_writer_is_pending (writer, child))
         g_ptr_array_add (stale, g_object_ref (child));
     }
-  for (guint i = 0; i < stale->len; i++)
-    if (!g_file_delete (g_ptr_array_index (stale, i), writer->cancellable, error))
-      return FALSE;
   return TRUE;
 }
 
-/* Renames every file into place, once all are complete; @replace: the
- * stale weights go first */
+/* Renames every file into place, once all are complete; @replace: then
+ * removes the stale weights (after, so that a rename that fails deletes
+ * none of the earlier weights) */
 static gboolean
 sample_writer_commit (SampleWriter  *writer,
                       gboolean       replace,
                       GError       **error)
 {
+  g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func (g_object_unref);
+
   if (g_cancellable_set_error_if_cancelled (writer->cancellable, error))
     return FALSE;
-  if (replace && !sample_writer_remove_stale (writer, error))
+  if (replace && !sample_writer_find_stale (writer, stale, error))
     return FALSE;
   while (writer->pending->len > 0)
     {
@@ -1283,6 +1283,9 @@ sample_writer_commit (SampleWriter  *writer,
         return FALSE;
       g_ptr_array_remove_index (writer->pending, 0);
     }
+  for (guint i = 0; i < stale->len; i++)
+    if (!g_file_delete (g_ptr_array_index (stale, i), writer->cancellable, error))
+      return FALSE;
   return TRUE;
 }
 

@@ -348,6 +348,7 @@ _ts_json_describe (TsJsonCheck   check,
     [TS_JSON_EXPECT_NEXT] = N_("',' or the closing bracket"),
     [TS_JSON_EXPECT_LITERAL] = N_("a number, true, false or null"),
     [TS_JSON_EXPECT_QUOTE] = N_("the string's closing quote"),
+    [TS_JSON_EXPECT_END] = N_("the end of the text"),
   };
   g_autofree char *token = NULL;
 

@@ -348,8 +348,14 @@ load_css (void)
 static gboolean
 on_stop_signal (gpointer user_data)
 {
-  g_action_group_activate_action (G_ACTION_GROUP (user_data), "quit", NULL);
-  return G_SOURCE_CONTINUE;
+  TsApplication *self = user_data;
+
+  /* once: the watches go, and GLib gives the signals their default action
+   * back, so that a second one ends an application that does not quit */
+  for (guint i = 0; i < G_N_ELEMENTS (self->stop_signal_ids); i++)
+    g_clear_handle_id (&self->stop_signal_ids[i], g_source_remove);
+  g_action_group_activate_action (G_ACTION_GROUP (self), "quit", NULL);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -359,7 +365,14 @@ watch_stop_signals (TsApplication *self)
 
   G_STATIC_ASSERT (G_N_ELEMENTS (signals) == G_N_ELEMENTS (self->stop_signal_ids));
   for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
-    self->stop_signal_ids[i] = g_unix_signal_add (signals[i], on_stop_signal, self);
+    {
+      struct sigaction action;
+
+      /* a signal the app was started to ignore (nohup) stays ignored */
+      if (sigaction (signals[i], NULL, &action) == 0 && action.sa_handler == SIG_IGN)
+        continue;
+      self->stop_signal_ids[i] = g_unix_signal_add (signals[i], on_stop_signal, self);
+    }
 }
 
 static void

@@ -896,6 +896,20 @@ ts_audit_report_render_html (TsAuditReport  *report,
   else
     append_escaped (out, passed ? _("All checks passed: every learned value is preserved as its output type promises.")
                                 : _("Some checks failed: not every learned value is preserved."));
+  if (passed)
+    {
+      guint n_warned = count_status (ts_audit_report_get_checks (report), TS_AUDIT_WARN, check_status);
+
+      if (n_warned > 0)
+        {
+          g_autofree char *warned = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                                  " (%u of them is a warning: see below.)",
+                                                                  " (%u of them are warnings: see below.)",
+                                                                  n_warned), n_warned);
+
+          append_escaped (out, warned);
+        }
+    }
   g_string_append (out, "</p>\n<h2>");
   append_escaped (out, _("Checks"));
   g_string_append (out, "</h2>\n");

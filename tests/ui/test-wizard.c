@@ -202,6 +202,8 @@ check_html (const char    *path,
       g_assert_nonnull (strstr (html, escaped));
     }
   g_assert_nonnull (strstr (html, "<td class=\"name\">blk.0.attn_q.weight</td>"));
+  /* no warning, none said */
+  g_assert_null (strstr (html, "see below.)"));
   g_assert_nonnull (strstr (html, "<td class=\"name\">model.layers.0.self_attn.q_proj.weight</td>"));
 }
 
@@ -1813,6 +1815,16 @@ test_audit_quantized (void)
   }
   g_assert_cmpuint (n_decoded, >, 0);
   save_screenshot (GTK_WIDGET (window), "audit-pane-quantized.png");
+
+  /* the HTML report's verdict says that a check is a warning */
+  {
+    g_autofree char *html_path = g_build_filename (fixture_dir, "quantized.html", NULL);
+    g_autofree char *html = NULL;
+
+    export_report (pane, html_path);
+    g_assert_true (g_file_get_contents (html_path, &html, NULL, NULL));
+    g_assert_nonnull (strstr (html, "(1 of them is a warning: see below.)"));
+  }
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -1902,7 +1914,14 @@ test_quit_on_sigterm (void)
    * take: the test would end there) */
   g_assert_true (stop_signal_watched (SIGTERM));
   g_assert_true (stop_signal_watched (SIGINT));
-  g_assert_true (stop_signal_watched (SIGHUP));
+  /* ignored when the application started (main() did so, as nohup does):
+   * still ignored, not taken over */
+  {
+    struct sigaction action;
+
+    g_assert_cmpint (sigaction (SIGHUP, NULL, &action), ==, 0);
+    g_assert_true (action.sa_handler == SIG_IGN);
+  }
 
   g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
   wizard = start_paced_conversion (dir, 8, out);
@@ -1924,6 +1943,10 @@ test_quit_on_sigterm (void)
 
   g_assert_null (wizard);
   g_assert_null (gtk_application_get_windows (GTK_APPLICATION (app)));
+  /* the signals have their default action back: a second one would end
+   * an application that did not quit */
+  g_assert_false (stop_signal_watched (SIGTERM));
+  g_assert_false (stop_signal_watched (SIGINT));
   /* no temporary file, and no output: it was not finished */
   g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
   g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
@@ -1951,6 +1974,8 @@ main (int   argc,
   options.n_layers = 12;
   write_sample (sample_dir, &options);
 
+  /* started as nohup starts it: SIGHUP ignored (it must stay so) */
+  signal (SIGHUP, SIG_IGN);
   app = ts_application_new ();
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
