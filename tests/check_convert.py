@@ -186,6 +186,13 @@ def main():
     json.dump(cfg, open(os.path.join(m, "config.json"), "w"))
     expect_failure("unsupported architecture", m, os.path.join(out_dir, "d.gguf"), "GPT2LMHeadModel")
 
+    # a side file missing: named, with the folder it was looked for in
+    for side in ("config.json", "tokenizer.json"):
+        m = fresh("no-" + side.split(".")[0], "--shards", "1")
+        os.remove(os.path.join(m, side))
+        expect_failure("no %s" % side, m, os.path.join(out_dir, "e.gguf"),
+                       "%s: there is no such file in %s" % (side, os.path.abspath(m)))
+
     good = fresh("good")
     expect_failure("unwritable target", good, "/proc/tensorscope-test.gguf", "/proc")
 
@@ -322,7 +329,8 @@ def main():
 
     p, started, err = interrupted(signal.SIGINT)
     check("cancel: the signal landed while writing", started)
-    check("cancel: exit 1 with a message", p.returncode == 1 and "cancel" in err.lower(),
+    check("cancel: exit 1 with a message that nothing was written",
+          p.returncode == 1 and "cancelled: nothing was written to" in err.lower(),
           "exit %d: %s" % (p.returncode, err.strip()))
     check("cancel: no output, no temp file, source untouched",
           not os.path.exists(target) and not leftovers(out_dir) and digest(big) == before,

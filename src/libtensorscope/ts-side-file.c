@@ -247,6 +247,17 @@ _ts_load_side_json (GFile        *file,
 
   if (!_ts_load_side_file (file, max_size, NULL, &contents, &len, &local_error))
     {
+      g_autoptr(GFile) dir = g_file_get_parent (file);
+
+      /* which folder it was looked for in, not only that it is missing */
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) && dir != NULL)
+        {
+          g_autofree char *folder = g_file_get_parse_name (dir);
+
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("%s: there is no such file in %s"),
+                       name, folder);
+          return NULL;
+        }
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "%s: ", name);
       return NULL;
     }

@@ -372,7 +372,15 @@ ts_cli_convert (int    argc,
     g_autoptr(GFile) target = g_file_new_for_commandline_arg (output);
 
     if (!run_conversion (plan, target, force, (guint) jobs, &error))
-      return ts_cli_fail (error, json);
+      {
+        /* Ctrl+C, a closed terminal: said as what it is, with what it left */
+        if (!json && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+          {
+            g_printerr ("tensorscope-cli: cancelled: nothing was written to %s\n", output);
+            return 1;
+          }
+        return ts_cli_fail (error, json);
+      }
   }
   return 0;
 }
