@@ -203,6 +203,22 @@ def main():
     r = run("convert", good, "-o", existing, "--force")
     check("--force replaces", r.returncode == 0 and open(existing, "rb").read(4) == b"GGUF", r.stderr)
 
+    # --json on success: what was written, read back from the file itself
+    r = run("convert", good, "-o", existing, "--force", "--json", "--outtype", "q8_0")
+    try:
+        result = json.loads(r.stdout)
+    except ValueError:
+        result = None
+    head = open(existing, "rb").read(24)
+    check("convert --json: one object saying the file, size, type and tensor count written",
+          r.returncode == 0 and isinstance(result, dict)
+          and result.get("output") == os.path.abspath(existing)
+          and result.get("size") == os.path.getsize(existing)
+          and result.get("outtype") == "q8_0"
+          and result.get("tensors") == struct.unpack_from("<Q", head, 8)[0]
+          and isinstance(result.get("milliseconds"), int),
+          "exit %d: %r %s" % (r.returncode, r.stdout[:400], r.stderr.strip()))
+
     # what is at the target path decides before any work, --force or not:
     # never one of the checkpoint's own files, a folder, or a device or pipe
     shard = os.path.join(good, "model-00001-of-00002.safetensors")
@@ -306,6 +322,10 @@ def main():
 
     expect_failure("disk full", good, os.path.join(out_dir, "full.gguf"), "No space",
                    env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})
+    r = run("convert", good, "-o", os.path.join(out_dir, "full.gguf"), "--json",
+            env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})
+    check("disk full, --json: the error's code is no-space",
+          r.returncode == 1 and '"code" : "no-space"' in r.stdout, r.stdout + r.stderr)
 
     # cancellation mid-write: SIGINT while a larger conversion runs. The
     # converter pauses 20 ms after each 4 MiB block (a test hook), so the
@@ -317,30 +337,72 @@ def main():
     before = digest(big)
     slow = {"TENSORSCOPE_TEST_BLOCK_DELAY_US": "20000"}
 
-    def interrupted(sig):
+    def interrupted(sig, *extra):
         """a slowed conversion of big, sent SIG once its temporary file exists"""
-        p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
+        p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"]
+                             + list(extra),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=dict(os.environ, **slow))
         started = wait_for_part(out_dir, p)
         p.send_signal(sig)
-        _, err = p.communicate(timeout=60)
-        return p, started, err
+        out, err = p.communicate(timeout=60)
+        return p, started, out + err
 
     p, started, err = interrupted(signal.SIGINT)
     check("cancel: the signal landed while writing", started)
-    check("cancel: exit 1 with a message that nothing was written",
-          p.returncode == 1 and "cancelled: nothing was written to" in err.lower(),
+    # cleaned up, it ends by the signal it caught, as an uncaught one would
+    # (a shell's 130), so that a script's loop over conversions stops
+    check("cancel: ended by SIGINT with a message that nothing was written",
+          p.returncode == -signal.SIGINT and "cancelled: nothing was written to" in err.lower(),
           "exit %d: %s" % (p.returncode, err.strip()))
     check("cancel: no output, no temp file, source untouched",
           not os.path.exists(target) and not leftovers(out_dir) and digest(big) == before,
           str(os.listdir(out_dir)))
 
     # the terminal closed (SIGHUP): stopped as for Ctrl+C, nothing left
-    p, started, err = interrupted(signal.SIGHUP)
-    check("SIGHUP: exit 1, no output, no temp file", started and p.returncode == 1 and
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        p, started, err = interrupted(sig)
+        check("%s: ended by it, no output, no temp file" % sig.name,
+              started and p.returncode == -sig and "cancelled" in err and
+              not os.path.exists(target) and not leftovers(out_dir),
+              "exit %d: %s %s" % (p.returncode, err.strip(), os.listdir(out_dir)))
+
+    p, started, out = interrupted(signal.SIGTERM, "--json")
+    check("cancel, --json: the error's code is cancelled, the message says nothing was written",
+          started and p.returncode == -signal.SIGTERM and '"code" : "cancelled"' in out
+          and "cancelled: nothing was written to" in out, out)
+
+    # Ctrl+C in a terminal reaches the whole foreground process group: a
+    # shell script looping over conversions must stop, not go on with the
+    # next (bash goes on when the child it waits for exits normally)
+    script = ('for i in 1 2; do "$0" convert "$1" -o "$2" --outtype q8_0 --jobs 1; '
+              'echo "next $?"; done; echo done')
+    p = subprocess.Popen(["bash", "-c", script, CLI, big, target], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=dict(os.environ, **slow),
+                         start_new_session=True)
+    started = wait_for_part(out_dir, p)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check("Ctrl+C in a shell loop of conversions stops the loop",
+          started and p.returncode == -signal.SIGINT and "next" not in out and
           not os.path.exists(target) and not leftovers(out_dir),
-          "exit %d: %s %s" % (p.returncode, err.strip(), os.listdir(out_dir)))
+          "exit %d, stdout %r: %s %s" % (p.returncode, out, err.strip()[-300:], os.listdir(out_dir)))
+
+    # nohup: a hangup the command was started to ignore does not stop it
+    if os.path.exists(target):                 # left by a failed check above
+        os.remove(target)
+    p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, **slow),
+                         preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    started = wait_for_part(out_dir, p)
+    p.send_signal(signal.SIGHUP)
+    _, err = p.communicate(timeout=120)
+    check("nohup: an ignored SIGHUP leaves the conversion running to its end",
+          started and p.returncode == 0 and os.path.exists(target),
+          "exit %d: %s" % (p.returncode, err.strip()))
+    if os.path.exists(target):
+        os.remove(target)
 
     # killed outright mid-write: only a hidden .part file may remain, never the target
     p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1"],

@@ -71,13 +71,14 @@ def random_cancellation(big, out_dir, rng, runs=20):
             if not is_complete_gguf(target):
                 problems.append("run %d (%.3f s): exit 0 but an incomplete output" % (i, delay))
             os.remove(target)
-        elif p.returncode == -signal.SIGINT and delay < 0.05 * span:
+        elif p.returncode == -signal.SIGINT and "cancel" not in err.lower() and delay < 0.05 * span:
             # the signal came before the CLI installed its handler: killed
             # before it could write anything (checked below)
             cancelled += 1
             if os.path.exists(target):
                 problems.append("run %d (%.3f s): output left at the target path" % (i, delay))
-        elif p.returncode == 1 and "cancel" in err.lower():
+        elif p.returncode == -signal.SIGINT and "cancel" in err.lower():
+            # cleaned up, then ended by the signal it caught
             cancelled += 1
             if os.path.exists(target):
                 problems.append("run %d (%.3f s): output left at the target path" % (i, delay))

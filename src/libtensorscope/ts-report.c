@@ -679,12 +679,24 @@ ts_report_error (const GError *error)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
 
+  const char *code = "other";
+
+  if (error->domain == TS_FORMAT_ERROR)
+    code = ts_format_error_to_nick (error->code);
+  else if (error->domain == G_IO_ERROR)
+    {
+      /* "cancelled", "no-space", "exists", …: what a script can act on */
+      g_autoptr(GEnumClass) codes = g_type_class_ref (G_TYPE_IO_ERROR_ENUM);
+      GEnumValue *value = g_enum_get_value (codes, error->code);
+
+      if (value != NULL)
+        code = value->value_nick;
+    }
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "error");
   json_builder_begin_object (b);
   add_string_member (b, "domain", g_quark_to_string (error->domain));
-  add_string_member (b, "code", error->domain == TS_FORMAT_ERROR
-                                ? ts_format_error_to_nick (error->code) : "other");
+  add_string_member (b, "code", code);
   add_string_member (b, "message", error->message);
   json_builder_end_object (b);
   json_builder_end_object (b);

@@ -203,11 +203,76 @@ print_progress (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* the signal that stopped the conversion, if one did */
+static int stop_signal;
+
+typedef struct
+{
+  GCancellable *cancellable;
+  int           signum;
+} Interrupt;
+
+static void
+interrupt_free (gpointer data)
+{
+  Interrupt *interrupt = data;
+
+  g_object_unref (interrupt->cancellable);
+  g_free (interrupt);
+}
+
 static gboolean
 on_interrupt (gpointer data)
 {
-  g_cancellable_cancel (G_CANCELLABLE (data));
+  Interrupt *interrupt = data;
+
+  if (stop_signal == 0)
+    stop_signal = interrupt->signum;
+  g_cancellable_cancel (interrupt->cancellable);
   return G_SOURCE_CONTINUE;
+}
+
+/* SIGINT (Ctrl+C), SIGTERM, and SIGHUP (a closed terminal or a dropped
+ * ssh session) cancel the run, so that the hidden temporary file does not
+ * stay behind. A signal the command was started to ignore (nohup) stays
+ * ignored. The handlers stay until the process exits: removing them would
+ * bring back the default action, and a Ctrl+C that lands just after the
+ * output was committed would then kill the process and report a finished
+ * conversion as a failure. Cancelling a finished run does nothing. */
+static void
+watch_stop_signals (GCancellable *cancellable)
+{
+  static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
+    {
+      struct sigaction action;
+      Interrupt *interrupt;
+
+      if (sigaction (signals[i], NULL, &action) == 0 && action.sa_handler == SIG_IGN)
+        continue;
+      interrupt = g_new0 (Interrupt, 1);
+      interrupt->cancellable = g_object_ref (cancellable);
+      interrupt->signum = signals[i];
+      g_unix_signal_add_full (G_PRIORITY_DEFAULT, signals[i], on_interrupt,
+                              interrupt, interrupt_free);
+    }
+}
+
+/* Cleaned up after a signal, the command ends by that signal, as if it had
+ * not caught it: a shell then sees 130 for Ctrl+C, and a script's loop
+ * over several conversions stops instead of going on with the next (bash
+ * goes on when a child it sent Ctrl+C to exits normally, taking it that
+ * the child handled the signal as its input). */
+static void
+die_by_stop_signal (void)
+{
+  if (stop_signal == 0)
+    return;
+  fflush (stdout);
+  fflush (stderr);
+  signal (stop_signal, SIG_DFL);
+  raise (stop_signal);
 }
 
 static void
@@ -221,11 +286,40 @@ on_converted (GObject      *source,
   g_main_loop_quit (state->loop);
 }
 
+/* convert --json: what was written, as one JSON object on stdout */
+static gboolean
+print_result_json (TsConversionPlan *plan,
+                   GFile            *target,
+                   double            seconds)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *path = g_file_get_path (target);
+  g_autofree char *text = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "output");
+  json_builder_add_string_value (b, path);
+  json_builder_set_member_name (b, "size");
+  json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_predicted_size (plan));
+  json_builder_set_member_name (b, "outtype");
+  json_builder_add_string_value (b, ts_outtype_to_nick (ts_conversion_plan_get_outtype (plan)));
+  json_builder_set_member_name (b, "tensors");
+  json_builder_add_int_value (b, g_list_model_get_n_items (ts_conversion_plan_get_tensors (plan)));
+  json_builder_set_member_name (b, "milliseconds");
+  json_builder_add_int_value (b, (gint64) (seconds * 1000 + 0.5));
+  json_builder_end_object (b);
+  node = json_builder_get_root (b);
+  text = ts_report_to_string (node, TRUE);
+  return ts_cli_print_json (text) && ts_cli_print_json ("\n");
+}
+
 static gboolean
 run_conversion (TsConversionPlan  *plan,
                 GFile             *target,
                 gboolean           force,
                 guint              jobs,
+                double            *seconds,
                 GError           **error)
 {
   g_autoptr(TsConverter) converter = ts_converter_new (plan);
@@ -235,18 +329,7 @@ run_conversion (TsConversionPlan  *plan,
   guint tick = 0;
 
   ts_converter_set_jobs (converter, jobs);
-  /* The handlers stay until the process exits: removing them would bring
-   * back the default action, and a Ctrl+C that lands just after the output
-   * was committed would then kill the process and report a finished
-   * conversion as a failure.  Cancelling a finished run does nothing. */
-  g_unix_signal_add_full (G_PRIORITY_DEFAULT, SIGINT, on_interrupt,
-                          g_object_ref (cancellable), g_object_unref);
-  g_unix_signal_add_full (G_PRIORITY_DEFAULT, SIGTERM, on_interrupt,
-                          g_object_ref (cancellable), g_object_unref);
-  /* a closed terminal or a dropped ssh session: stop as for Ctrl+C, so
-   * the hidden temporary file does not stay behind */
-  g_unix_signal_add_full (G_PRIORITY_DEFAULT, SIGHUP, on_interrupt,
-                          g_object_ref (cancellable), g_object_unref);
+  watch_stop_signals (cancellable);
   /* a closed pipe on stdout or stderr fails that write, not the run */
   signal (SIGPIPE, SIG_IGN);
   if (state.tty)
@@ -265,11 +348,11 @@ run_conversion (TsConversionPlan  *plan,
       return FALSE;
     }
   {
-    double secs = (g_get_monotonic_time () - state.started) / 1e6;
     g_autofree char *size = g_format_size (ts_conversion_plan_get_predicted_size (plan));
     g_autofree char *path = g_file_get_path (target);
 
-    g_printerr ("Wrote %s (%s) in %.2f s\n", path, size, secs);
+    *seconds = (g_get_monotonic_time () - state.started) / 1e6;
+    g_printerr ("Wrote %s (%s) in %.2f s\n", path, size, *seconds);
   }
   return TRUE;
 }
@@ -287,7 +370,8 @@ ts_cli_convert (int    argc,
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Output GGUF file", "OUT.gguf" },
     { "outtype", 0, 0, G_OPTION_ARG_STRING, &outtype_nick, "bf16, f16, f32, q8_0 or auto (default)", "TYPE" },
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, "Print the plan; write nothing", NULL },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the plan as JSON (with --dry-run)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      "Print the plan (with --dry-run), or what was written, as JSON", NULL },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace an existing output file", NULL },
     { "tokenizer-pre", 0, 0, G_OPTION_ARG_STRING, &tokenizer_pre,
       "Override the pre-tokenizer name recognised from tokenizer.json (e.g. llama-bpe; "
@@ -304,6 +388,12 @@ ts_cli_convert (int    argc,
   int status;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "The output is written into a hidden temporary file next to OUT.gguf and renamed\n"
+    "into place once complete and synced. Exit status: 0 if the file was written,\n"
+    "1 if the conversion failed (nothing is left at OUT.gguf), 2 on a usage error.\n"
+    "Stopped by Ctrl+C, SIGTERM or SIGHUP, it removes the temporary file and ends\n"
+    "by that signal.");
   /* --tokenizer-pre help needs no MODEL_DIR */
   if (!ts_cli_parse (context, &argc, &argv, 0, 1, &status))
     return status;
@@ -370,17 +460,27 @@ ts_cli_convert (int    argc,
     }
   {
     g_autoptr(GFile) target = g_file_new_for_commandline_arg (output);
+    double seconds = 0;
 
-    if (!run_conversion (plan, target, force, (guint) jobs, &error))
+    if (!run_conversion (plan, target, force, (guint) jobs, &seconds, &error))
       {
+        gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
         /* Ctrl+C, a closed terminal: said as what it is, with what it left */
-        if (!json && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        if (cancelled)
           {
-            g_printerr ("tensorscope-cli: cancelled: nothing was written to %s\n", output);
-            return 1;
+            g_clear_error (&error);
+            g_set_error (&error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                         "cancelled: nothing was written to %s", output);
           }
-        return ts_cli_fail (error, json);
+        status = ts_cli_fail (error, json);
+        if (cancelled)
+          die_by_stop_signal ();
+        return status;
       }
+    /* the file is written; a closed stdout fails the run all the same */
+    if (json && !print_result_json (plan, target, seconds))
+      return 1;
   }
   return 0;
 }
