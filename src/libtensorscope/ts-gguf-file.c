@@ -65,33 +65,15 @@ fail (GError   **error,
   va_start (args, format);
   msg = g_strdup_vprintf (format, args);
   va_end (args);
+  if (cursor->context != NULL)
+    {
+      char *with_context = g_strconcat (cursor->context, msg, NULL);
+
+      g_free (msg);
+      msg = with_context;
+    }
   g_set_error (error, TS_FORMAT_ERROR, code, _("%s: byte %s: %s"), cursor->name, pos, msg);
   return FALSE;
-}
-
-/* Puts @what after the "FILE: byte N: " of an error fail() set at @cursor's
- * position, so that the file and byte come first. */
-static void
-insert_context (GError   **error,
-                TsCursor  *cursor,
-                const char *what)
-{
-  g_autofree char *pos = NULL;
-  g_autofree char *prefix = NULL;
-
-  if (error == NULL || *error == NULL)
-    return;
-  pos = _ts_format_count (cursor->pos);
-  prefix = g_strdup_printf (_("%s: byte %s: %s"), cursor->name, pos, "");
-  if (g_str_has_prefix ((*error)->message, prefix))
-    {
-      char *message = g_strconcat (prefix, what, (*error)->message + strlen (prefix), NULL);
-
-      g_free ((*error)->message);
-      (*error)->message = message;
-    }
-  else
-    g_prefix_error (error, "%s", what);
 }
 
 static inline guint64
@@ -414,13 +396,16 @@ read_metadata (TsGgufFile    *self,
           array_type = GUINT32_FROM_LE (array_type);
           array_length = GUINT64_FROM_LE (array_length);
         }
-      if (!_ts_gguf_skip_value (c, type, 1, error))
-        {
-          g_autofree char *context = g_strdup_printf (_("metadata key '%s': "), key);
+      {
+        g_autofree char *context = g_strdup_printf (_("metadata key '%s': "), key);
+        gboolean ok;
 
-          insert_context (error, c, context);
+        c->context = context;
+        ok = _ts_gguf_skip_value (c, type, 1, error);
+        c->context = NULL;
+        if (!ok)
           return FALSE;
-        }
+      }
       entry = _ts_metadata_entry_new_gguf (key, type, bytes, entry_offset,
                                            value_offset, c->pos,
                                            array_type, array_length);
@@ -725,7 +710,7 @@ _ts_gguf_file_load (GFile           *file,
   g_autoptr(TsGgufFile) self = g_object_new (TS_TYPE_GGUF_FILE, NULL);
   g_autoptr(TsFilePart) part = NULL;
   g_autoptr(GBytes) bytes = NULL;
-  TsCursor cursor;
+  TsCursor cursor = { 0 };
   guint64 n_tensors = 0, n_kv = 0;
 
   part = _ts_file_part_open (file, 0, error);

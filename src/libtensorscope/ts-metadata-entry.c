@@ -327,7 +327,7 @@ static const guint64 *
 ensure_item_offsets (TsMetadataEntry *self)
 {
   g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->index_lock);
-  TsCursor cursor;
+  TsCursor cursor = { 0 };
   guint64 *offsets;
   gsize size;
 
@@ -359,7 +359,7 @@ item_offset (TsMetadataEntry *self,
              guint64          index)
 {
   gsize item_size = ts_value_type_get_size (self->array_type);
-  TsCursor cursor;
+  TsCursor cursor = { 0 };
   gsize size;
 
   if (item_size != 0)
@@ -386,7 +386,7 @@ TsMetadataEntry *
 ts_metadata_entry_get_item (TsMetadataEntry *self,
                             guint64          index)
 {
-  TsCursor cursor;
+  TsCursor cursor = { 0 };
   guint64 offset;
   gsize size;
   const guint8 *data;

@@ -30,6 +30,8 @@ typedef struct
   const guint8 *data;
   guint64       size;
   guint64       pos;
+  const char   *context; /* what is being read ("metadata key 'x': "), or NULL:
+                          * put before the rule in an error's message */
 } TsCursor;
 
 /* Where a reader reports how far it is; see TsModelLoader. @func runs on

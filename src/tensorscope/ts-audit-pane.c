@@ -676,6 +676,7 @@ static const char html_style[] =
   "td.pass { color: #1c6b34; font-weight: bold; }\n"
   "td.warn { color: #9c6e03; font-weight: bold; }\n"
   "td.fail { color: #a51d2d; font-weight: bold; }\n"
+  ".where { color: #5e5c64; font-size: 0.9em; }\n"
   "figure { margin: 1.5em 0; }\n"
   "figcaption { font-weight: bold; margin-bottom: 0.4em; }\n"
   "figure svg { width: 100%; height: auto; border: 1px solid #deddda; }\n"
@@ -765,14 +766,24 @@ append_pairs (GString       *out,
       TsAuditStatus status = ts_audit_pair_get_status (pair);
       g_autofree char *source = pair_source (pair);
       g_autofree char *target = pair_target (pair);
+      g_autofree char *mismatch = ts_audit_pair_dup_first_mismatch_text (pair);
 
       g_string_append (out, "<tr class=\"pair\">");
       append_cell (out, "name", source);
       append_cell (out, "name", target);
       append_cell (out, NULL, ts_audit_pair_get_transform (pair));
       append_cell (out, ts_audit_status_to_nick (status), status_label (status));
-      append_cell (out, NULL, ts_audit_pair_get_detail (pair));
-      g_string_append (out, "</tr>\n");
+      g_string_append (out, "<td>");
+      append_escaped (out, ts_audit_pair_get_detail (pair));
+      /* where the values first differ, as the window and the text report
+       * say it */
+      if (mismatch != NULL)
+        {
+          g_string_append (out, "<br/><span class=\"where\">");
+          append_escaped (out, mismatch);
+          g_string_append (out, "</span>");
+        }
+      g_string_append (out, "</td></tr>\n");
     }
   g_string_append (out, "</tbody>\n</table>\n");
 }

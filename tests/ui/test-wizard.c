@@ -1625,6 +1625,19 @@ test_audit_corrupted (void)
     }
   }
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed.png");
+  /* the HTML report says where too, under the failed tensor's detail */
+  {
+    g_autoptr(TsAuditPair) pair = g_list_model_get_item (rows, 0);
+    g_autofree char *mismatch = ts_audit_pair_dup_first_mismatch_text (pair);
+    g_autofree char *escaped = g_markup_escape_text (mismatch, -1);
+    g_autofree char *expected = g_strdup_printf ("<br/><span class=\"where\">%s</span></td>", escaped);
+    g_autofree char *html_path = g_build_filename (fixture_dir, "audit-failed.html", NULL);
+    g_autofree char *html = NULL;
+
+    export_report (pane, html_path);
+    g_assert_true (g_file_get_contents (html_path, &html, NULL, NULL));
+    g_assert_nonnull (strstr (html, expected));
+  }
   /* a long source name keeps its end: the role (the GGUF name says the layer) */
   {
     GtkWidget *name = ts_test_find_label (GTK_WIDGET (pane), "model.layers.1.mlp.down_proj.weight");
