@@ -203,32 +203,17 @@ print_progress (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* the signal that stopped the conversion, if one did */
+/* the run's cancellable, which the signals below cancel, and the signal
+ * that stopped it, if one did */
+static GCancellable *stop_cancellable;
 static int stop_signal;
-
-typedef struct
-{
-  GCancellable *cancellable;
-  int           signum;
-} Interrupt;
-
-static void
-interrupt_free (gpointer data)
-{
-  Interrupt *interrupt = data;
-
-  g_object_unref (interrupt->cancellable);
-  g_free (interrupt);
-}
 
 static gboolean
 on_interrupt (gpointer data)
 {
-  Interrupt *interrupt = data;
-
   if (stop_signal == 0)
-    stop_signal = interrupt->signum;
-  g_cancellable_cancel (interrupt->cancellable);
+    stop_signal = GPOINTER_TO_INT (data);
+  g_cancellable_cancel (stop_cancellable);
   return G_SOURCE_CONTINUE;
 }
 
@@ -244,18 +229,14 @@ watch_stop_signals (GCancellable *cancellable)
 {
   static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
 
+  g_set_object (&stop_cancellable, cancellable);
   for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
     {
       struct sigaction action;
-      Interrupt *interrupt;
 
       if (sigaction (signals[i], NULL, &action) == 0 && action.sa_handler == SIG_IGN)
         continue;
-      interrupt = g_new0 (Interrupt, 1);
-      interrupt->cancellable = g_object_ref (cancellable);
-      interrupt->signum = signals[i];
-      g_unix_signal_add_full (G_PRIORITY_DEFAULT, signals[i], on_interrupt,
-                              interrupt, interrupt_free);
+      g_unix_signal_add (signals[i], on_interrupt, GINT_TO_POINTER (signals[i]));
     }
 }
 
