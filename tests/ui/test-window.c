@@ -2506,6 +2506,49 @@ test_truncated_while_open (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Closing the export dialog while it writes stops the export: no file,
+ * no "Exported" notice for an export the user closed; closing the
+ * window it exports from closes it too. (The export's task held the
+ * dialog, so dispose, which cancelled, came only once it had written.) */
+static void
+test_close_export_while_writing (void)
+{
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "closed-export", NULL);
+  g_autofree char *target_path = g_build_filename (out_dir, "layout.svg", NULL);
+  g_autoptr(GFile) target = g_file_new_for_path (target_path);
+  TsWindow *window;
+  TsExportDialog *dialog;
+
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  window = open_in_new_window (gguf_path);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+
+  /* the dialog closed: its export stops */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL));
+  ts_test_wait_until (dialog_shows, NULL, 20, "the export dialog");
+  dialog = TS_EXPORT_DIALOG (find_export_dialog ());
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  ts_export_dialog_export_to (dialog, target);
+  gtk_window_close (GTK_WINDOW (dialog));
+  ts_test_wait_until (object_gone, &dialog, 5, "the closed export dialog to go");
+  ts_test_run_for (500);
+  g_assert_null (ts_window_get_banner (window, NULL, NULL));
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+
+  /* the window closed: its export dialog closes, and stops, too */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL));
+  ts_test_wait_until (dialog_shows, NULL, 20, "the export dialog");
+  dialog = TS_EXPORT_DIALOG (find_export_dialog ());
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  ts_export_dialog_export_to (dialog, target);
+  gtk_window_close (GTK_WINDOW (window));
+  ts_test_wait_until (object_gone, &dialog, 5, "the export dialog of the closed window to go");
+  ts_test_wait_until (object_gone, &window, 5, "the closed window to go");
+  ts_test_run_for (500);
+  g_assert_null (ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG));
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+}
+
 static gboolean
 quit_app (gpointer data)
 {
@@ -2625,6 +2668,7 @@ main (int   argc,
   g_test_add_func ("/window/close-while-loading", test_close_while_loading);
   g_test_add_func ("/window/drop-after-failure", test_drop_after_failure);
   g_test_add_func ("/window/truncated-while-open", test_truncated_while_open);
+  g_test_add_func ("/window/close-export-while-writing", test_close_export_while_writing);
   g_test_add_func ("/window/quit-while-busy", test_quit_while_busy);
 
   ret = g_test_run ();
