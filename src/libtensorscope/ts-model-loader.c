@@ -127,9 +127,13 @@ load_thread (GTask        *task,
 {
   TsModelLoader *self = source_object;
   TsLoadProgress progress = { report_progress, self, 0 };
+  guint64 delay_us = GPOINTER_TO_SIZE (task_data);
   GError *error = NULL;
   TsModelFile *model;
 
+  /* the test hook's pause, which a cancellation ends as it ends a read */
+  for (guint64 waited = 0; waited < delay_us && !g_cancellable_is_cancelled (cancellable); waited += 10000)
+    g_usleep (10000);
   model = _ts_model_file_load_with_progress (self->file, &progress, cancellable, &error);
   if (model == NULL)
     g_task_return_error (task, error);
@@ -151,6 +155,7 @@ ts_model_loader_load_async (TsModelLoader       *self,
                             gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  const char *delay;
 
   g_return_if_fail (TS_IS_MODEL_LOADER (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
@@ -162,6 +167,10 @@ ts_model_loader_load_async (TsModelLoader       *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, ts_model_loader_load_async);
   g_task_set_return_on_cancel (task, FALSE);
+  /* test hook: a load that takes this long (µs), to act on while it runs;
+   * read here, not on the worker, which must not call getenv() */
+  if ((delay = g_getenv ("TENSORSCOPE_TEST_LOAD_DELAY_US")) != NULL)
+    g_task_set_task_data (task, GSIZE_TO_POINTER ((gsize) g_ascii_strtoull (delay, NULL, 10)), NULL);
   g_task_run_in_thread (task, load_thread);
 }
 

@@ -25,6 +25,7 @@ struct _TsExportDialog
   GCancellable   *cancellable;
   GCancellable   *base_cancellable;
   GFile          *target;        /* the file being written */
+  gboolean        closed;        /* its work stopped, the dialog gone */
 
   GtkButton      *export_button;
   GtkDropDown    *format_dropdown;
@@ -155,7 +156,7 @@ export_done (GObject      *object,
 
   if (!ts_layout_export_finish (TS_LAYOUT (object), result, &error))
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->closed)
         return;
       set_busy (self, FALSE);
       gtk_label_set_text (self->status_label, error->message);
@@ -163,6 +164,10 @@ export_done (GObject      *object,
       return;
     }
 
+  /* written before closing could stop it: the window that asked may be
+   * closing too, and is not told */
+  if (self->closed)
+    return;
   set_busy (self, FALSE);
   g_signal_emit (self, signals[EXPORTED], 0, self->target);
   gtk_window_close (GTK_WINDOW (self));
@@ -320,11 +325,25 @@ ts_export_dialog_new (GtkWindow *parent,
   return self;
 }
 
+/* Closing stops the export at once: its task holds the dialog, so
+ * dispose would come only once the file was written. */
+static gboolean
+ts_export_dialog_close_request (GtkWindow *window)
+{
+  TsExportDialog *self = TS_EXPORT_DIALOG (window);
+
+  self->closed = TRUE;
+  g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->base_cancellable);
+  return GTK_WINDOW_CLASS (ts_export_dialog_parent_class)->close_request (window);
+}
+
 static void
 ts_export_dialog_dispose (GObject *object)
 {
   TsExportDialog *self = (TsExportDialog *) object;
 
+  self->closed = TRUE;
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_cancellable_cancel (self->base_cancellable);
@@ -345,6 +364,7 @@ ts_export_dialog_class_init (TsExportDialogClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = ts_export_dialog_dispose;
+  GTK_WINDOW_CLASS (klass)->close_request = ts_export_dialog_close_request;
 
   /**
    * TsExportDialog::exported:

@@ -23,6 +23,7 @@ struct _TsWindow
   TsModelFile          *model;
   GFile                *file;            /* the file shown or being loaded */
   GFile                *exported;        /* the last export, for "Show" */
+  GtkWindow            *export_dialog;   /* weak: the one open, if any */
   GCancellable         *cancellable;     /* loading, choosers, sample */
   char                 *previous_page;   /* to return to when loading is cancelled */
   TsModelLoader        *loader;          /* the load in flight, if any */
@@ -608,6 +609,8 @@ export_action (GtkWidget  *widget,
 
   dialog = ts_export_dialog_new (GTK_WINDOW (self), layout, self->settings);
   g_signal_connect_object (dialog, "exported", G_CALLBACK (on_exported), self, G_CONNECT_SWAPPED);
+  /* closed with this window, which stops its export */
+  g_set_weak_pointer (&self->export_dialog, GTK_WINDOW (dialog));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -922,8 +925,11 @@ ts_window_close_request (GtkWindow *window)
                         CLAMP (gtk_paned_get_position (self->paned), 120, 4000));
   g_settings_apply (self->settings);
 
-  /* a load (or a chooser) still running stops with the window */
+  /* a load (or a chooser) still running stops with the window, and so
+   * does an export of its layout */
   g_cancellable_cancel (self->cancellable);
+  if (self->export_dialog != NULL)
+    gtk_window_close (self->export_dialog);
   return GTK_WINDOW_CLASS (ts_window_parent_class)->close_request (window);
 }
 
@@ -971,6 +977,9 @@ ts_window_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->banner_id, g_source_remove);
   clear_monitors (self);
+  if (self->export_dialog != NULL)
+    gtk_window_close (self->export_dialog);
+  g_clear_weak_pointer (&self->export_dialog);
 
   clear_loader (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_WINDOW);

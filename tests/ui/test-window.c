@@ -2298,6 +2298,326 @@ test_show_export (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* ------------------------------------------------------------------------ */
+/* Acting while work runs                                                    */
+
+static gboolean
+object_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* @path opened in @window with the loader's test hook pausing the load
+ * @ms milliseconds first: a load still running when the test acts */
+static void
+open_slowly (TsWindow   *window,
+             const char *path,
+             guint       ms)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *delay = g_strdup_printf ("%u", ms * 1000);
+
+  g_setenv ("TENSORSCOPE_TEST_LOAD_DELAY_US", delay, TRUE);
+  ts_window_open (window, file);
+  g_unsetenv ("TENSORSCOPE_TEST_LOAD_DELAY_US");
+  g_assert_cmpstr (ts_window_get_page (window), ==, "loading");
+}
+
+static char *
+write_junk (const char *name)
+{
+  char *path = g_build_filename (fixture_dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, "not a model at all\n", -1, NULL));
+  return path;
+}
+
+/* A file opened while another is still loading replaces it: the first
+ * one's result, a model or an error, never shows when it comes */
+static void
+test_replace_while_loading (void)
+{
+  g_autofree char *junk_path = write_junk ("junk.txt");
+  g_autoptr(GFile) junk = g_file_new_for_path (junk_path);
+  g_autoptr(GFile) gguf = g_file_new_for_path (gguf_path);
+  TsWindow *window = ts_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+
+  /* a slow failure replaced by a model */
+  open_slowly (window, junk_path, 800);
+  ts_test_run_for (100);
+  ts_window_open (window, gguf);
+  wait_for_page (window, "model");
+  ts_test_run_for (1200);
+  g_assert_cmpstr (ts_window_get_page (window), ==, "model");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny-llama.gguf");
+
+  /* a slow model replaced by a failure */
+  open_slowly (window, gguf_path, 800);
+  ts_test_run_for (100);
+  ts_window_open (window, junk);
+  wait_for_page (window, "error");
+  ts_test_run_for (1200);
+  g_assert_cmpstr (ts_window_get_page (window), ==, "error");
+  g_assert_null (ts_window_get_model (window));
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "junk.txt");
+
+  /* a slow load replaced by a slow load of the same file */
+  open_slowly (window, gguf_path, 600);
+  open_slowly (window, gguf_path, 600);
+  wait_for_page (window, "model");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny-llama.gguf");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Closing a window that is loading frees it at once, the load stopped */
+static void
+test_close_while_loading (void)
+{
+  TsWindow *window = ts_window_new (app);
+  gint64 closed_at;
+
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  gtk_window_present (GTK_WINDOW (window));
+  open_slowly (window, gguf_path, 30000);
+  ts_test_run_for (200);
+  closed_at = g_get_monotonic_time ();
+  gtk_window_close (GTK_WINDOW (window));
+  ts_test_wait_until (object_gone, &window, 5, "the closed window to go");
+  g_assert_cmpint (g_get_monotonic_time () - closed_at, <, 2 * G_USEC_PER_SEC);
+}
+
+static void
+drop_files (TsWindow *window,
+            GSList   *files)
+{
+  GtkDropTarget *target = ts_window_get_drop_target (window);
+  g_auto(GValue) value = G_VALUE_INIT;
+  GdkDragAction action = 0;
+  gboolean handled = FALSE;
+
+  g_signal_emit_by_name (target, "enter", 100.0, 100.0, &action);
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_list (files));
+  g_signal_emit_by_name (target, "drop", &value, 100.0, 100.0, &handled);
+  g_assert_true (handled);
+}
+
+static guint
+count_windows (void)
+{
+  return g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)));
+}
+
+/* Drops onto a window whose last load failed, and drops of what is no
+ * model: a folder, a text file, several files at once */
+static void
+test_drop_after_failure (void)
+{
+  g_autofree char *junk_path = write_junk ("dropped.txt");
+  g_autofree char *dir_path = g_build_filename (fixture_dir, "no-model-folder", NULL);
+  g_autoptr(GFile) junk = g_file_new_for_path (junk_path);
+  g_autoptr(GFile) dir = g_file_new_for_path (dir_path);
+  g_autoptr(GFile) gguf = g_file_new_for_path (gguf_path);
+  g_autoptr(GSList) one = NULL;
+  g_autoptr(GSList) several = NULL;
+  TsWindow *window = ts_window_new (app);
+  guint before;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir_path, 0755), ==, 0);
+  gtk_window_present (GTK_WINDOW (window));
+  ts_window_open (window, junk);
+  wait_for_page (window, "error");
+
+  one = g_slist_prepend (NULL, gguf);
+  drop_files (window, one);
+  wait_for_page (window, "model");
+  g_clear_pointer (&one, g_slist_free);
+
+  one = g_slist_prepend (NULL, dir);
+  drop_files (window, one);
+  wait_for_page (window, "error");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "no-model-folder");
+  g_clear_pointer (&one, g_slist_free);
+
+  /* while the folder's error shows, a slow load, then a drop replaces it */
+  open_slowly (window, gguf_path, 800);
+  one = g_slist_prepend (NULL, junk);
+  drop_files (window, one);
+  wait_for_page (window, "error");
+  ts_test_run_for (1200);
+  g_assert_cmpstr (ts_window_get_page (window), ==, "error");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "dropped.txt");
+
+  /* several: the first here, the others each in a window of its own */
+  before = count_windows ();
+  several = g_slist_append (several, gguf);
+  several = g_slist_append (several, junk);
+  several = g_slist_append (several, dir);
+  drop_files (window, several);
+  wait_for_page (window, "model");
+  g_assert_cmpuint (count_windows (), ==, before + 2);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (l->data != window && TS_IS_WINDOW (l->data))
+      wait_for_page (l->data, "error");
+
+  while (count_windows () > before - 1)
+    gtk_window_destroy (gtk_application_get_windows (GTK_APPLICATION (app))->data);
+}
+
+/* A model file cut short on disk while it is shown: the app maps it, and
+ * reading its pages past the new end must not kill it (SIGBUS) */
+static void
+test_truncated_while_open (void)
+{
+  g_autoptr(GByteArray) out = gguf_begin (0, 2);
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  TsWindow *window;
+  TsMetadataView *view;
+
+  put_kv_str (out, "general.architecture", "llama");
+  ts_test_put_str (out, "tokenizer.ggml.tokens");
+  ts_test_put_u32 (out, 9);
+  ts_test_put_u32 (out, 8);
+  ts_test_put_u64 (out, 40000);
+  for (guint i = 0; i < 40000; i++)
+    {
+      g_autofree char *token = g_strdup_printf ("token-%05u", i);
+
+      ts_test_put_str (out, token);
+    }
+  path = gguf_save (out, "cut-short.gguf");
+
+  window = open_in_new_window (path);
+  g_assert_cmpint (truncate (path, 8192), ==, 0);
+  ts_test_wait_until (reload_offered, window, 10, "the changed-on-disk notice");
+
+  view = ts_window_get_metadata_view (window);
+  ts_window_show_view (window, "metadata");
+  g_assert_true (ts_metadata_view_select_key (view, "tokenizer.ggml.tokens"));
+  gtk_widget_activate_action (GTK_WIDGET (view), "metadata.copy-value", NULL);
+  text = clipboard_text (GTK_WIDGET (view));
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, "token-00000\n"));
+  save_screenshot (GTK_WIDGET (window), "truncated-while-open.png");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Closing the export dialog while it writes stops the export: no file,
+ * no "Exported" notice for an export the user closed; closing the
+ * window it exports from closes it too. (The export's task held the
+ * dialog, so dispose, which cancelled, came only once it had written.) */
+static void
+test_close_export_while_writing (void)
+{
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "closed-export", NULL);
+  g_autofree char *target_path = g_build_filename (out_dir, "layout.svg", NULL);
+  g_autoptr(GFile) target = g_file_new_for_path (target_path);
+  TsWindow *window;
+  TsExportDialog *dialog;
+
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  window = open_in_new_window (gguf_path);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+
+  /* the dialog closed: its export stops */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL));
+  ts_test_wait_until (dialog_shows, NULL, 20, "the export dialog");
+  dialog = TS_EXPORT_DIALOG (find_export_dialog ());
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  ts_export_dialog_export_to (dialog, target);
+  gtk_window_close (GTK_WINDOW (dialog));
+  ts_test_wait_until (object_gone, &dialog, 5, "the closed export dialog to go");
+  ts_test_run_for (500);
+  g_assert_null (ts_window_get_banner (window, NULL, NULL));
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+
+  /* the window closed: its export dialog closes, and stops, too */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL));
+  ts_test_wait_until (dialog_shows, NULL, 20, "the export dialog");
+  dialog = TS_EXPORT_DIALOG (find_export_dialog ());
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  ts_export_dialog_export_to (dialog, target);
+  gtk_window_close (GTK_WINDOW (window));
+  ts_test_wait_until (object_gone, &dialog, 5, "the export dialog of the closed window to go");
+  ts_test_wait_until (object_gone, &window, 5, "the closed window to go");
+  ts_test_run_for (500);
+  g_assert_null (ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG));
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+}
+
+static gboolean
+quit_app (gpointer data)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+quit_stuck (gpointer data)
+{
+  g_error ("the application did not quit within 20 s");
+  return G_SOURCE_REMOVE;
+}
+
+/* Ctrl+Q with two windows at work: one loading, one exporting its
+ * layout. The application quits at once; no export is left half
+ * written; the windows are freed. (In a child process: the
+ * application's main loop runs, and ends, there.) */
+static void
+test_quit_while_busy (void)
+{
+  g_autofree char *out_dir = NULL;
+  g_autofree char *target_path = NULL;
+  g_autoptr(GFile) target = NULL;
+  TsWindow *loading, *exporting;
+  TsExportDialog *dialog;
+  guint stuck_id;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDOUT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  out_dir = g_build_filename (fixture_dir, "quit-out", NULL);
+  target_path = g_build_filename (out_dir, "layout.svg", NULL);
+  target = g_file_new_for_path (target_path);
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+
+  loading = ts_window_new (app);
+  g_object_add_weak_pointer (G_OBJECT (loading), (gpointer *) &loading);
+  gtk_window_present (GTK_WINDOW (loading));
+  open_slowly (loading, gguf_path, 30000);
+
+  exporting = open_in_new_window (gguf_path);
+  g_object_add_weak_pointer (G_OBJECT (exporting), (gpointer *) &exporting);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (exporting), "win.export", NULL));
+  ts_test_wait_until (dialog_shows, NULL, 20, "the export dialog");
+  dialog = TS_EXPORT_DIALOG (find_export_dialog ());
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  ts_export_dialog_export_to (dialog, target);
+
+  g_idle_add (quit_app, NULL);
+  stuck_id = g_timeout_add_seconds (20, quit_stuck, NULL);
+  g_assert_cmpint (g_application_run (G_APPLICATION (app), 0, NULL), ==, 0);
+  g_source_remove (stuck_id);
+
+  g_test_message ("after quitting: loading window %s, exporting window %s, export dialog %s",
+                  loading ? "alive" : "gone", exporting ? "alive" : "gone", dialog ? "alive" : "gone");
+  g_assert_null (gtk_application_get_windows (GTK_APPLICATION (app)));
+  g_assert_null (ts_test_find_toplevel (GTK_TYPE_WINDOW));
+  /* the export either written whole, or not at all: no temporary file */
+  g_assert_cmpuint (ts_test_count_entries (out_dir), <=, 1);
+  g_assert_null (loading);
+  g_assert_null (exporting);
+  g_assert_null (dialog);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2344,6 +2664,12 @@ main (int   argc,
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/export-page-limits", test_export_page_limits);
   g_test_add_func ("/window/show-export", test_show_export);
+  g_test_add_func ("/window/replace-while-loading", test_replace_while_loading);
+  g_test_add_func ("/window/close-while-loading", test_close_while_loading);
+  g_test_add_func ("/window/drop-after-failure", test_drop_after_failure);
+  g_test_add_func ("/window/truncated-while-open", test_truncated_while_open);
+  g_test_add_func ("/window/close-export-while-writing", test_close_export_while_writing);
+  g_test_add_func ("/window/quit-while-busy", test_quit_while_busy);
 
   ret = g_test_run ();
 

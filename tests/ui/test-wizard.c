@@ -1878,6 +1878,44 @@ test_audit_close_while_running (void)
   g_unsetenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US");
 }
 
+/* Stop, then at once Convert Again to the same target, several times: a
+ * run still winding down is never raced by the next one (Convert Again
+ * waits for it), each stop leaves no temporary file, and closing during
+ * the last run leaves the file that was there before untouched */
+static void
+test_wizard_restart_same_target (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "restart-sample", NULL);
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "restart-out", NULL);
+  g_autofree char *out_path = g_build_filename (out_dir, "restart.gguf", NULL);
+  g_autoptr(GFile) out = g_file_new_for_path (out_path);
+  TsConvertWizard *wizard;
+
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  wizard = start_paced_conversion (dir, 8, out);
+  g_object_add_weak_pointer (G_OBJECT (wizard), (gpointer *) &wizard);
+  for (guint i = 0; i < 3; i++)
+    {
+      ts_convert_wizard_cancel_conversion (wizard);
+      /* winding down: nothing to start yet */
+      g_assert_false (ts_convert_wizard_can_go_next (wizard));
+      ts_convert_wizard_go_next (wizard);
+      ts_test_wait_until (conversion_stopped, wizard, 10, "the conversion to stop");
+      g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "cancelled");
+      g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+      g_assert_true (ts_convert_wizard_can_go_next (wizard));
+      ts_convert_wizard_go_next (wizard);
+      g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "running");
+      g_assert_nonnull (ts_convert_wizard_get_converter (wizard));
+    }
+  ts_test_wait_until (conversion_halfway, wizard, 30, "conversion progress");
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 1);
+  gtk_window_close (GTK_WINDOW (wizard));
+  ts_test_wait_until (window_gone, &wizard, 5, "the wizard to go");
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+  g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
+}
+
 static gboolean
 stop_signal_watched (int signum)
 {
@@ -2007,6 +2045,7 @@ main (int   argc,
   g_test_add_func ("/wizard/audit-corrupted", test_audit_corrupted);
   g_test_add_func ("/wizard/audit-quantized", test_audit_quantized);
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
+  g_test_add_func ("/wizard/restart-same-target", test_wizard_restart_same_target);
   /* last: the application quits */
   g_test_add_func ("/wizard/quit-on-sigterm", test_quit_on_sigterm);
 
