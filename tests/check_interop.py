@@ -29,6 +29,7 @@ cannot run (no CLI, CLI without `convert`, missing node modules) counts as FAILE
 
 import argparse
 import json
+import re
 import math
 import os
 import shutil
@@ -541,6 +542,77 @@ def normalize_parsed(g):
             "parameter_count": sum(t["n"] for t in g["tensors"])}
 
 
+# ------------------------------------------------------------------ split sets
+
+SPLIT_KEYS = {"split.no", "split.count", "split.tensors.count"}
+
+
+def judge_split(res, cli, tree, ckpt, whole, outdir, tag, outtype, timed):
+    """llama.cpp's converter writes the model again as a split set
+    (--split-max-tensors 8: gguf-py's writer, NAME-0000K-of-0000N.gguf, the
+    model's metadata in the first file, split.* keys in each).  Opened at its
+    first or its last file, `inspect` must give the whole model: one part per
+    file, each tensor where the Python parser finds it in its file, and the
+    tensors and metadata of llama.cpp's unsplit file (the split.* keys aside).
+    The audit must pass the set against the checkpoint and against the
+    unsplit file."""
+    sdir = outdir / "split"
+    shutil.rmtree(sdir, ignore_errors=True)
+    sdir.mkdir()
+    t0 = time.time()
+    code, err = llamacpp.convert(tree, ckpt, sdir / "m.gguf", outtype, ["--split-max-tensors", "8"])
+    timed("llama.cpp convert_hf_to_gguf.py", time.time() - t0)
+    files = sorted(sdir.glob("m-*-of-*.gguf"))
+    if code != 0 or len(files) < 3:
+        res.fail(f"{tag}/split-inspect", f"llama.cpp's converter made {len(files)} split files "
+                 f"(exit {code}): {err[-400:]}")
+        return
+    code, out, err, dt = run([cli, "inspect", "--json", str(whole)])
+    timed("tensorscope-cli inspect", dt)
+    want = normalize_inspect(json.loads(out))
+    where = {}
+    for i, f in enumerate(files):
+        for ti in parse_gguf(f)["tensors"]:
+            where[ti["name"]] = (i, ti["abs"])
+    for f in (files[0], files[-1]):
+        code, out, err, dt = run([cli, "inspect", "--json", str(f)])
+        timed("tensorscope-cli inspect", dt)
+        problems = []
+        if code != 0:
+            res.fail(f"{tag}/split-inspect", f"inspect {f.name}: exit {code}: {err.strip()[-300:]}")
+            continue
+        j = json.loads(out)
+        got = normalize_inspect(j)
+        if [p_["name"] for p_ in j["parts"]] != [g.name for g in files]:
+            problems.append(f"parts {[p_['name'] for p_ in j['parts']]}")
+        found = {t_["name"]: (t_["part"], t_["offset"]) for t_ in j["tensors"]}
+        if found != where:
+            problems.append("tensor files or offsets differ from the Python parser's: %s"
+                            % sorted(k for k in set(found) | set(where) if found.get(k) != where.get(k))[:5])
+        strip = [{k: v for k, v in t_.items() if k != "offset"} for t_ in got["tensors"]]
+        if sorted(strip, key=str) != sorted(({k: v for k, v in t_.items() if k != "offset"}
+                                             for t_ in want["tensors"]), key=str):
+            problems.append("tensors differ from the unsplit file's")
+        model_md = [m for m in got["metadata"] if m["key"] not in SPLIT_KEYS]
+        if model_md != want["metadata"]:
+            problems.append("metadata (split.* aside) differs from the unsplit file's")
+        counts = {m["key"]: m.get("value") for m in got["metadata"] if m["key"] in SPLIT_KEYS}
+        if counts != {"split.no": 0, "split.count": len(files), "split.tensors.count": len(where)}:
+            problems.append(f"split keys {counts}")
+        if problems:
+            res.fail(f"{tag}/split-inspect", f"opened at {f.name}: " + "; ".join(problems))
+        else:
+            res.ok(f"{tag}/split-inspect", f"opened at {f.name}: {len(files)} files, "
+                   f"{len(where)} tensors where llama.cpp wrote them")
+    for source, target, what in ((ckpt, files[1], "the checkpoint"), (whole, files[0], "the unsplit file")):
+        code, out, err, dt = run([cli, "audit", str(source), str(target)])
+        timed("tensorscope-cli audit", dt)
+        if code == 0 and (what == "the checkpoint" or re.search(r"pass\s+metadata\s", out)):
+            res.ok(f"{tag}/split-audit", f"the set passes the audit against {what}")
+        else:
+            res.fail(f"{tag}/split-audit", f"against {what}: exit {code}: {(out + err).strip()[-600:]}")
+
+
 # ------------------------------------------------------------------ (c) logits
 
 def log_softmax(l):
@@ -728,6 +800,10 @@ def main(argv=None):
                             res.ok(f"{tag}/audit-llamacpp", "the audit passes llama.cpp's own file")
                         else:
                             res.fail(f"{tag}/audit-llamacpp", (aout + aerr).strip()[-600:])
+                    # once: the same model as a set of split files (before
+                    # judge_bytes, which removes llama.cpp's file)
+                    if made and name == names[0] and t == types[-1]:
+                        judge_split(res, cli, llama_tree, ckpt, real, outdir, tag, t, timed)
                     judge_bytes(res, f"{tag}/bytes-llamacpp", ours, real, real,
                                 not made and f"llama.cpp's converter failed: {err[-400:]}")
 

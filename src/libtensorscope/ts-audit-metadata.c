@@ -1507,6 +1507,15 @@ list_key (GString    *list,
   (*count)++;
 }
 
+/* split.no, split.count, split.tensors.count: which file of a split set
+ * (llama.cpp's gguf-split) a file is, not what the model is */
+static gboolean
+is_split_key (const char *key)
+{
+  return g_str_equal (key, "split.no") || g_str_equal (key, "split.count") ||
+         g_str_equal (key, "split.tensors.count");
+}
+
 void
 _ts_audit_compare_metadata (TsAuditReport *report,
                             TsModelFile   *source,
@@ -1517,8 +1526,9 @@ _ts_audit_compare_metadata (TsAuditReport *report,
   g_autoptr(GString) changed = g_string_new (NULL);
   g_autoptr(GString) removed = g_string_new (NULL);
   g_autoptr(GString) added = g_string_new (NULL);
-  guint n_changed = 0, n_removed = 0, n_added = 0, n_same = 0;
+  guint n_changed = 0, n_removed = 0, n_added = 0, n_same = 0, n_split = 0;
   g_autofree char *same = NULL;
+  g_autofree char *detail = NULL;
 
   for (guint i = 0; i < g_list_model_get_n_items (sm); i++)
     {
@@ -1526,7 +1536,9 @@ _ts_audit_compare_metadata (TsAuditReport *report,
       const char *key = ts_metadata_entry_get_key (a);
       TsMetadataEntry *b = ts_model_file_lookup_metadata (target, key);
 
-      if (b == NULL)
+      if (is_split_key (key))
+        n_split++;
+      else if (b == NULL)
         list_key (removed, &n_removed, key);
       else if (!entries_equal (source, a, target, b))
         list_key (changed, &n_changed, key);
@@ -1536,17 +1548,29 @@ _ts_audit_compare_metadata (TsAuditReport *report,
   for (guint i = 0; i < g_list_model_get_n_items (tm); i++)
     {
       g_autoptr(TsMetadataEntry) b = g_list_model_get_item (tm, i);
+      const char *key = ts_metadata_entry_get_key (b);
 
-      if (ts_model_file_lookup_metadata (source, ts_metadata_entry_get_key (b)) == NULL)
-        list_key (added, &n_added, ts_metadata_entry_get_key (b));
+      if (is_split_key (key))
+        n_split++;
+      else if (ts_model_file_lookup_metadata (source, key) == NULL)
+        list_key (added, &n_added, key);
     }
   same = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u key identical", "%u keys identical", n_same),
                           n_same);
   /* TRANSLATORS: the first %s is "12 keys identical" */
+  detail = g_strdup_printf (_("%s; %u changed%s%s%s; %u removed%s%s%s; %u added%s%s%s"),
+                            same, n_changed, n_changed ? " (" : "", changed->str, n_changed ? ")" : "",
+                            n_removed, n_removed ? " (" : "", removed->str, n_removed ? ")" : "",
+                            n_added, n_added ? " (" : "", added->str, n_added ? ")" : "");
+  if (n_split > 0)
+    {
+      char *with_split = g_strconcat (detail, _("; the split.* keys say which file of a split set "
+                                                "a file is, and are not compared"), NULL);
+
+      g_free (detail);
+      detail = with_split;
+    }
   _ts_audit_report_add_check (report, "metadata",
                               n_changed + n_removed + n_added ? TS_AUDIT_WARN : TS_AUDIT_PASS,
-                              _("%s; %u changed%s%s%s; %u removed%s%s%s; %u added%s%s%s"),
-                              same, n_changed, n_changed ? " (" : "", changed->str, n_changed ? ")" : "",
-                              n_removed, n_removed ? " (" : "", removed->str, n_removed ? ")" : "",
-                              n_added, n_added ? " (" : "", added->str, n_added ? ")" : "");
+                              "%s", detail);
 }

@@ -1367,6 +1367,7 @@ typedef struct
   guint64 unexplained;
   guint64 data;
   guint64 tensors;
+  gboolean split_files;  /* a GGUF split set: split.* keys in every file */
 } Layout;
 
 static void
@@ -1423,6 +1424,8 @@ measure (TsModelFile *model,
 
   memset (l, 0, sizeof *l);
   measure_regions (model, l);
+  l->split_files = TS_IS_GGUF_FILE (model) &&
+                   g_list_model_get_n_items (ts_model_file_get_parts (model)) > 1;
   if (TS_IS_GGUF_FILE (model))
     for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
       {
@@ -1454,7 +1457,10 @@ add_before_rows (TsAuditReport *report,
                                  _("tokenizer.* keys: vocabulary, token types, merges, special ids, "
                                  "chat template"));
   _ts_audit_report_add_size_row (report, area, "other metadata", s->metadata, t->metadata,
-                                 _("general.* and architecture keys"));
+                                 s->split_files || t->split_files
+                                 ? _("general.* and architecture keys; split.* keys in each file "
+                                     "of a split set")
+                                 : _("general.* and architecture keys"));
   _ts_audit_report_add_size_row (report, area, "descriptors", s->descriptors, t->descriptors,
                                  _("tensor descriptors (Safetensors: the JSON headers with "
                                  "__metadata__ and space padding)"));

@@ -51,6 +51,7 @@ static const char * const error_nicks[] = {
   [TS_FORMAT_ERROR_BAD_ALIGNMENT] = "bad-alignment",
   [TS_FORMAT_ERROR_UNALIGNED_OFFSET] = "unaligned-offset",
   [TS_FORMAT_ERROR_NUL_IN_NAME] = "nul-in-name",
+  [TS_FORMAT_ERROR_INVALID_SPLIT] = "invalid-split",
 };
 
 /**

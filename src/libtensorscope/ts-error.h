@@ -70,6 +70,8 @@ typedef enum
   TS_FORMAT_ERROR_BAD_ALIGNMENT,        /* bad-alignment: general.alignment 0, not a power of two, or not uint32 */
   TS_FORMAT_ERROR_UNALIGNED_OFFSET,     /* unaligned-offset: tensor offset not a multiple of the alignment */
   TS_FORMAT_ERROR_NUL_IN_NAME,          /* nul-in-name: a GGUF metadata key or tensor name holds a NUL byte */
+  TS_FORMAT_ERROR_INVALID_SPLIT,        /* invalid-split: the files of a GGUF split set disagree (split.no,
+                                         * split.count, split.tensors.count) */
 } TsFormatError;
 
 GQuark       ts_format_error_quark    (void);

@@ -701,11 +701,13 @@ load_tensors (TsGgufFile    *self,
   return TRUE;
 }
 
-TsModelFile *
-_ts_gguf_file_load (GFile           *file,
-                    TsLoadProgress  *progress,
-                    GCancellable    *cancellable,
-                    GError         **error)
+/* One GGUF file, as part @index of the model it makes. */
+static TsGgufFile *
+load_file (GFile           *file,
+           guint            index,
+           TsLoadProgress  *progress,
+           GCancellable    *cancellable,
+           GError         **error)
 {
   g_autoptr(TsGgufFile) self = g_object_new (TS_TYPE_GGUF_FILE, NULL);
   g_autoptr(TsFilePart) part = NULL;
@@ -713,7 +715,7 @@ _ts_gguf_file_load (GFile           *file,
   TsCursor cursor = { 0 };
   guint64 n_tensors = 0, n_kv = 0;
 
-  part = _ts_file_part_open (file, 0, error);
+  part = _ts_file_part_open (file, index, error);
   if (part == NULL)
     return NULL;
   _ts_model_file_set_file (TS_MODEL_FILE (self), file);
@@ -738,7 +740,279 @@ _ts_gguf_file_load (GFile           *file,
     return NULL;
 
   _ts_model_file_add_part (TS_MODEL_FILE (self), part);
-  return TS_MODEL_FILE (g_steal_pointer (&self));
+  return g_steal_pointer (&self);
+}
+
+/* ---- split sets ----
+ *
+ * llama.cpp's gguf-split (and llama-quantize --keep-split) write a large
+ * model as NAME-00001-of-00003.gguf, NAME-00002-of-00003.gguf, …: each a
+ * whole GGUF file holding some of the tensors, the first also the model's
+ * metadata, and each the keys split.no (from 0) and split.count (uint16),
+ * the first also split.tensors.count (int32). llama.cpp loads such a set
+ * from its first file, finding the others by name; opened at any of its
+ * files, Tensorscope reads the whole set, one part per file. */
+
+#define SPLIT_NAME_SUFFIX "-%05u-of-%05u.gguf"
+
+static gboolean
+get_split_key (TsModelFile *model,
+               const char  *key,
+               guint       *value)
+{
+  TsMetadataEntry *entry = ts_model_file_lookup_metadata (model, key);
+
+  /* llama.cpp reads them as uint16 and refuses any other type */
+  if (entry == NULL || ts_metadata_entry_get_value_type (entry) != TS_VALUE_UINT16)
+    return FALSE;
+  *value = (guint) ts_metadata_entry_get_uint64 (entry);
+  return TRUE;
+}
+
+/* Does @name end in a split file's "-00002-of-00003.gguf"? Then the
+ * number it gives (from 0), the count, and where that suffix starts. */
+static gboolean
+parse_split_name (const char *name,
+                  guint      *no,
+                  guint      *count,
+                  gsize      *prefix_len)
+{
+  static const char pattern[] = "-#####-of-#####.gguf";
+  gsize len = strlen (name), plen = sizeof pattern - 1;
+  const char *tail;
+  guint values[2] = { 0, 0 };
+
+  if (len <= plen)
+    return FALSE;
+  tail = name + len - plen;
+  for (gsize i = 0, v = 0; i < plen; i++)
+    {
+      if (pattern[i] != '#')
+        {
+          if (tail[i] != pattern[i])
+            return FALSE;
+          if (i > 0 && pattern[i - 1] == '#')
+            v++;
+          continue;
+        }
+      if (!g_ascii_isdigit (tail[i]))
+        return FALSE;
+      values[v] = values[v] * 10 + (guint) g_ascii_digit_value (tail[i]);
+    }
+  if (values[0] == 0)
+    return FALSE;
+  *no = values[0] - 1;
+  *count = values[1];
+  *prefix_len = len - plen;
+  return TRUE;
+}
+
+/* The name of @model's first file */
+static char *
+dup_first_part_name (TsModelFile *model)
+{
+  g_autoptr(TsFilePart) part = g_list_model_get_item (ts_model_file_get_parts (model), 0);
+
+  return g_strdup (ts_file_part_get_name (part));
+}
+
+/* The name of file @no (from 0) of the set whose files start with
+ * @prefix. */
+static char *
+split_name (const char *prefix,
+            guint       no,
+            guint       count)
+{
+  return g_strdup_printf ("%s" SPLIT_NAME_SUFFIX, prefix, no + 1, count);
+}
+
+/* Moves @split's part, tensors and warnings into @model, the set's first
+ * file: split @no of @count must say so, and hold no tensor @model has. */
+static gboolean
+merge_split (TsModelFile  *model,
+             TsModelFile  *split,
+             guint         no,
+             guint         count,
+             GError      **error)
+{
+  g_autoptr(TsFilePart) part = g_list_model_get_item (ts_model_file_get_parts (split), 0);
+  GListModel *tensors = ts_model_file_get_tensors (split);
+  const char * const *warnings = ts_model_file_get_warnings (split);
+  guint split_no = G_MAXUINT, split_count = 0;
+
+  if (!get_split_key (split, "split.no", &split_no) ||
+      !get_split_key (split, "split.count", &split_count) ||
+      split_no != no || split_count != count)
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
+                   _("%s: its name makes it split %u of %u, but its split.no and split.count "
+                     "(uint16) do not say so"),
+                   ts_file_part_get_name (part), no + 1, count);
+      return FALSE;
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+    {
+      g_autoptr(TsTensor) tensor = g_list_model_get_item (tensors, i);
+
+      if (_ts_model_file_has_tensor (model, ts_tensor_get_name (tensor)))
+        {
+          TsTensor *first = ts_model_file_lookup_tensor (model, ts_tensor_get_name (tensor));
+
+          g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_DUPLICATE_TENSOR,
+                       _("%s: tensor '%s' is in %s too"), ts_file_part_get_name (part),
+                       ts_tensor_get_name (tensor), ts_file_part_get_name (ts_tensor_get_part (first)));
+          return FALSE;
+        }
+      _ts_model_file_add_tensor (model, tensor);
+    }
+  _ts_model_file_add_part (model, part);
+  for (guint i = 0; warnings[i] != NULL; i++)
+    _ts_model_file_add_warning (model, "%s", warnings[i]);
+  return TRUE;
+}
+
+/* @model is file @no of a set of @count, opened as @file: the whole set,
+ * or @model alone, with a warning, where the set is not all there. */
+static TsModelFile *
+load_split_set (TsModelFile     *model,
+                GFile           *file,
+                guint            no,
+                guint            count,
+                TsLoadProgress  *progress,
+                GCancellable    *cancellable,
+                GError         **error)
+{
+  g_autoptr(TsModelFile) first = NULL;
+  g_autoptr(GFile) dir = g_file_get_parent (file);
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *prefix = NULL;
+  g_autoptr(GString) missing = g_string_new (NULL);
+  guint n_missing = 0, name_no = 0, name_count = 0;
+  gsize prefix_len = 0;
+  TsMetadataEntry *n_tensors;
+
+  if (!parse_split_name (name, &name_no, &name_count, &prefix_len) || dir == NULL)
+    {
+      g_autofree char *suffix = g_strdup_printf (SPLIT_NAME_SUFFIX, no + 1, count);
+
+      _ts_model_file_add_warning (model,
+                                  _("%s: split %u of %u by its split.no and split.count, but "
+                                    "its name does not end in %s as llama.cpp's split files do: "
+                                    "read alone"), name, no + 1, count, suffix);
+      return g_object_ref (model);
+    }
+  if (name_no != no || name_count != count)
+    {
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
+                   _("%s: its name makes it split %u of %u, but its split.no and split.count "
+                     "(uint16) do not say so"), name, name_no + 1, name_count);
+      return NULL;
+    }
+  prefix = g_strndup (name, prefix_len);
+  for (guint i = 0; i < count; i++)
+    {
+      g_autofree char *sibling = split_name (prefix, i, count);
+      g_autoptr(GFile) path = g_file_get_child (dir, sibling);
+
+      if (i != no && g_file_query_file_type (path, G_FILE_QUERY_INFO_NONE, cancellable) != G_FILE_TYPE_REGULAR)
+        {
+          if (n_missing++ < 3)
+            g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", sibling);
+        }
+    }
+  if (n_missing > 0)
+    {
+      _ts_model_file_add_warning (model,
+                                  g_dngettext (GETTEXT_PACKAGE,
+                                               "%s: split %u of %u, and %u file of the set is "
+                                               "not in its folder (%s%s): read alone",
+                                               "%s: split %u of %u, and %u files of the set are "
+                                               "not in its folder (%s%s): read alone", n_missing),
+                                  name, no + 1, count, n_missing, missing->str,
+                                  n_missing > 3 ? ", …" : "");
+      return g_object_ref (model);
+    }
+
+  /* the set from its first file, whose metadata is the model's */
+  if (no == 0)
+    first = g_object_ref (model);
+  else
+    {
+      g_autofree char *first_name = split_name (prefix, 0, count);
+      g_autoptr(GFile) path = g_file_get_child (dir, first_name);
+
+      if ((first = TS_MODEL_FILE (load_file (path, 0, progress, cancellable, error))) == NULL)
+        return NULL;
+    }
+  for (guint i = 1; i < count; i++)
+    {
+      g_autofree char *sibling = split_name (prefix, i, count);
+      g_autoptr(GFile) path = g_file_get_child (dir, sibling);
+      g_autoptr(TsGgufFile) split = NULL;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      _ts_model_file_progress (first, 0.0, 1.0, i, count,
+                               _("Reading split %u of %u"), i + 1, count);
+      if ((split = load_file (path, i, NULL, cancellable, error)) == NULL ||
+          !merge_split (first, TS_MODEL_FILE (split), i, count, error))
+        return NULL;
+    }
+  {
+    guint first_no = G_MAXUINT, first_count = 0;
+
+    if (!get_split_key (first, "split.no", &first_no) || first_no != 0 ||
+        !get_split_key (first, "split.count", &first_count) || first_count != count)
+      {
+        g_autofree char *first_name = dup_first_part_name (first);
+
+        g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
+                     _("%s: its name makes it split %u of %u, but its split.no and split.count "
+                       "(uint16) do not say so"), first_name, 1, count);
+        return NULL;
+      }
+  }
+  /* llama.cpp refuses a set that does not hold as many tensors as this says */
+  n_tensors = ts_model_file_lookup_metadata (first, "split.tensors.count");
+  if (n_tensors != NULL &&
+      (ts_metadata_entry_get_value_type (n_tensors) != TS_VALUE_INT32 ||
+       ts_metadata_entry_get_int64 (n_tensors) != (gint64) ts_model_file_get_n_tensors (first)))
+    {
+      g_autofree char *value = ts_metadata_entry_to_string (n_tensors);
+      g_autofree char *first_name = dup_first_part_name (first);
+
+      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
+                   _("%s: split.tensors.count is %s (int32), but the %u files of the set hold "
+                     "%u tensors"), first_name, value, count, ts_model_file_get_n_tensors (first));
+      return NULL;
+    }
+  return g_steal_pointer (&first);
+}
+
+TsModelFile *
+_ts_gguf_file_load (GFile           *file,
+                    TsLoadProgress  *progress,
+                    GCancellable    *cancellable,
+                    GError         **error)
+{
+  g_autoptr(TsModelFile) model = TS_MODEL_FILE (load_file (file, 0, progress, cancellable, error));
+  guint no = 0, count = 0;
+
+  if (model == NULL)
+    return NULL;
+  if (!get_split_key (model, "split.count", &count) || count < 2)
+    return g_steal_pointer (&model);
+  if (!get_split_key (model, "split.no", &no) || no >= count)
+    {
+      g_autofree char *name = g_file_get_basename (file);
+
+      _ts_model_file_add_warning (model,
+                                  _("%s: split.count is %u, but split.no is missing or not a "
+                                    "split of those (a uint16 below split.count): read alone"),
+                                  name, count);
+      return g_steal_pointer (&model);
+    }
+  return load_split_set (model, file, no, count, progress, cancellable, error);
 }
 
 guint32

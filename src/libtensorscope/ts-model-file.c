@@ -472,7 +472,11 @@ ts_model_file_dup_summary (TsModelFile *self)
   size = g_format_size (ts_model_file_get_total_size (self));
   count = _ts_format_count (ts_model_file_get_n_tensors (self));
   n_parts = g_list_model_get_n_items (ts_model_file_get_parts (self));
-  if (TS_IS_GGUF_FILE (self))
+  if (TS_IS_GGUF_FILE (self) && n_parts > 1)
+    /* Translators: a GGUF model llama.cpp's gguf-split wrote as several files */
+    format = g_strdup_printf (_("GGUF v%u, %u files"), ts_gguf_file_get_version (TS_GGUF_FILE (self)),
+                              n_parts);
+  else if (TS_IS_GGUF_FILE (self))
     format = g_strdup_printf ("GGUF v%u", ts_gguf_file_get_version (TS_GGUF_FILE (self)));
   else if (n_parts > 1)
     format = g_strdup_printf (_("Safetensors, %u shards"), n_parts);

@@ -190,7 +190,11 @@ ts_summary_view_set_model_file (TsSummaryView *self,
   n_parts = g_list_model_get_n_items (parts);
   total = ts_model_file_get_total_size (model);
 
-  if (TS_IS_GGUF_FILE (model))
+  if (TS_IS_GGUF_FILE (model) && n_parts > 1)
+    /* a set llama.cpp's gguf-split wrote */
+    format = g_strdup_printf (_("GGUF version %u, split into %u files"),
+                              ts_gguf_file_get_version (TS_GGUF_FILE (model)), n_parts);
+  else if (TS_IS_GGUF_FILE (model))
     format = g_strdup_printf (_("GGUF version %u"), ts_gguf_file_get_version (TS_GGUF_FILE (model)));
   else
     format = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Safetensors, %u file", "Safetensors, %u files", n_parts),
@@ -228,6 +232,18 @@ ts_summary_view_set_model_file (TsSummaryView *self,
                                                    name ? name : _("unknown"), number);
 
           add_row (self, _("File type"), text, NULL);
+        }
+      if (n_parts > 1)
+        {
+          /* each file of a split set has its own; the first's are shown */
+          g_autofree char *in_first = NULL;
+
+          in_first = g_strdup_printf (_("%s (in the first file)"), meta_end);
+          g_free (meta_end);
+          meta_end = g_steal_pointer (&in_first);
+          in_first = g_strdup_printf (_("%s (in the first file)"), info_end);
+          g_free (info_end);
+          info_end = g_steal_pointer (&in_first);
         }
       add_row (self, _("Alignment"), alignment, NULL);
       add_row (self, _("Metadata ends at"), meta_end, NULL);

@@ -14,7 +14,7 @@ machine with transformers:
   tables (float8_*, uint16/32/64): they get placeholders that match no
   tensor.
 
-usage as a script: llamacpp.py TREE CKPT OUT.gguf OUTTYPE   (runs the converter)
+usage as a script: llamacpp.py TREE CKPT OUT.gguf OUTTYPE [OPTION...]   (runs the converter)
 """
 import os
 import runpy
@@ -71,15 +71,16 @@ def source_tree(node_modules, cache, modules=CONVERTER_MODULES):
     return tree
 
 
-def convert(tree, ckpt, out, outtype):
-    """Runs llama.cpp's converter; returns (exit status, stderr tail)."""
+def convert(tree, ckpt, out, outtype, extra=()):
+    """Runs llama.cpp's converter (EXTRA: more of its options, such as
+    --split-max-tensors N); returns (exit status, stderr tail)."""
     env = dict(os.environ, PYTHONPATH=str(HERE / "llamacpp_shim"))
-    r = subprocess.run([PY, str(Path(__file__).resolve()), str(tree), str(ckpt), str(out), outtype],
-                       env=env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run([PY, str(Path(__file__).resolve()), str(tree), str(ckpt), str(out), outtype]
+                       + list(extra), env=env, capture_output=True, text=True, timeout=600)
     return r.returncode, r.stderr.strip()[-600:]
 
 
-def _run(tree, ckpt, out, outtype):
+def _run(tree, ckpt, out, outtype, *extra):
     tree = Path(tree)
     sys.path.insert(0, str(tree))
     sys.path.insert(1, str(tree / "gguf-py"))
@@ -90,12 +91,12 @@ def _run(tree, ckpt, out, outtype):
     import conversion.base as base
     base.TextModel.get_vocab_base_pre = lambda self, tokenizer: "llama-bpe"
     sys.argv = [str(tree / "convert_hf_to_gguf.py"), str(ckpt), "--outfile", str(out),
-                "--outtype", outtype]
+                "--outtype", outtype] + list(extra)
     runpy.run_path(sys.argv[0], run_name="__main__")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    if len(sys.argv) < 5:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         sys.exit(2)
     _run(*sys.argv[1:])

@@ -1884,6 +1884,81 @@ test_drop (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* File @no (from 0) of a GGUF split set of @count as llama.cpp's
+ * gguf-split lays it out: the first with the model's metadata, each with
+ * split.no and split.count (uint16), one F32 tensor of 8 values each. */
+static void
+write_split_file (const char *dir,
+                  guint       no,
+                  guint       count)
+{
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autofree char *name = g_strdup_printf ("set-%05u-of-%05u.gguf", no + 1, count);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *tensor = g_strdup_printf ("blk.%u.ffn_norm.weight", no);
+  g_autoptr(GError) error = NULL;
+  const guint16 split_keys[2] = { GUINT16_TO_LE (no), GUINT16_TO_LE (count) };
+  const char *split_names[2] = { "split.no", "split.count" };
+
+  g_byte_array_append (out, (const guint8 *) "GGUF", 4);
+  ts_test_put_u32 (out, 3);
+  ts_test_put_u64 (out, 1);
+  ts_test_put_u64 (out, no == 0 ? 3 : 2);
+  if (no == 0)
+    {
+      ts_test_put_str (out, "general.architecture");
+      ts_test_put_u32 (out, 8);           /* string */
+      ts_test_put_str (out, "llama");
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      ts_test_put_str (out, split_names[i]);
+      ts_test_put_u32 (out, 2);           /* uint16 */
+      g_byte_array_append (out, (const guint8 *) &split_keys[i], 2);
+    }
+  ts_test_put_str (out, tensor);
+  ts_test_put_u32 (out, 1);
+  ts_test_put_u64 (out, 8);
+  ts_test_put_u32 (out, 0);               /* F32 */
+  ts_test_put_u64 (out, 0);
+  while (out->len % 32 != 0)
+    g_byte_array_append (out, (const guint8 *) "", 1);
+  for (guint i = 0; i < 8; i++)
+    ts_test_put_u32 (out, 0x3f800000);    /* 1.0f */
+  g_assert_true (g_file_set_contents (path, (const char *) out->data, out->len, &error));
+  g_assert_no_error (error);
+}
+
+/* A GGUF split set, opened at its second file: the whole model, one strip
+ * and File per file, and the summary says it is a set */
+static void
+test_gguf_split_set (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "split-set", NULL);
+  g_autofree char *second = g_build_filename (dir, "set-00002-of-00003.gguf", NULL);
+  TsWindow *window;
+  TsModelFile *model;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    write_split_file (dir, i, 3);
+  window = open_in_new_window (second);
+  model = ts_window_get_model (window);
+  g_assert_cmpuint (g_list_model_get_n_items (ts_model_file_get_parts (model)), ==, 3);
+  g_assert_cmpuint (ts_model_file_get_n_tensors (model), ==, 3);
+  {
+    g_autofree char *subtitle = ts_model_file_dup_summary (model);
+
+    g_assert_true (g_str_has_prefix (subtitle, "GGUF v3, 3 files · "));
+    g_assert_nonnull (ts_test_find_label (gtk_window_get_titlebar (GTK_WINDOW (window)), subtitle));
+  }
+  ts_window_show_view (window, "summary");
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (ts_window_get_summary_view (window)),
+                                        "GGUF version 3, split into 3 files"));
+  save_screenshot (GTK_WIDGET (window), "gguf-split-set.png");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_sharded_sample (void)
 {
@@ -2661,6 +2736,7 @@ main (int   argc,
   g_test_add_func ("/window/accessible-names", test_accessible_names);
   g_test_add_func ("/window/layout-announces", test_layout_announces);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
+  g_test_add_func ("/window/gguf-split-set", test_gguf_split_set);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/export-page-limits", test_export_page_limits);
   g_test_add_func ("/window/show-export", test_show_export);
