@@ -65,6 +65,7 @@ struct _TsLayoutView
   guint              selected_band;
   guint              focus_band;
   guint              scroll_band;   /* to bring into view once laid out */
+  guint              handled_keyval; /* the key pressed last, if the view took it */
 };
 
 enum {
@@ -988,6 +989,22 @@ show_focus (TsLayoutView *self)
     gtk_window_set_focus_visible (GTK_WINDOW (root), TRUE);
 }
 
+/* The window hides the focus again on the release of a key that left the
+ * focus on the widget it was on (before the view hears the release): for
+ * the window, moving between bands is such a key, and the outline showed
+ * only while the key was held down. */
+static void
+on_key_released (TsLayoutView          *self,
+                 guint                  keyval,
+                 guint                  keycode,
+                 GdkModifierType        state,
+                 GtkEventControllerKey *key)
+{
+  if (keyval == self->handled_keyval)
+    show_focus (self);
+  self->handled_keyval = 0;
+}
+
 static gboolean
 on_key_pressed (TsLayoutView          *self,
                 guint                  keyval,
@@ -995,6 +1012,7 @@ on_key_pressed (TsLayoutView          *self,
                 GdkModifierType        state,
                 GtkEventControllerKey *key)
 {
+  self->handled_keyval = 0;
   if (self->layout == NULL || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
     return FALSE;
 
@@ -1029,6 +1047,7 @@ on_key_pressed (TsLayoutView          *self,
     default:
       return FALSE;
     }
+  self->handled_keyval = keyval;
   show_focus (self);
   return TRUE;
 }
@@ -1304,6 +1323,7 @@ ts_layout_view_init (TsLayoutView *self)
 
   controller = gtk_event_controller_key_new ();
   g_signal_connect_swapped (controller, "key-pressed", G_CALLBACK (on_key_pressed), self);
+  g_signal_connect_swapped (controller, "key-released", G_CALLBACK (on_key_released), self);
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
 
   /* the cached picture is in device pixels */

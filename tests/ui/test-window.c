@@ -1304,6 +1304,74 @@ test_layout_announces (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* the first key controller on @widget listening in @phase */
+static GtkEventController *
+find_key_controller (GtkWidget           *widget,
+                     GtkPropagationPhase  phase)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (c) && gtk_event_controller_get_propagation_phase (c) == phase)
+        return c;
+    }
+  return NULL;
+}
+
+/* A key press and its release as GTK delivers them to the window's own
+ * key controller (capture phase) and the view's (bubble phase, after it) */
+static void
+press_and_release (GtkWindow *window,
+                   GtkWidget *widget,
+                   guint      keyval)
+{
+  GtkEventController *window_key = find_key_controller (GTK_WIDGET (window), GTK_PHASE_CAPTURE);
+  GtkEventController *key = find_key_controller (widget, GTK_PHASE_BUBBLE);
+  gboolean handled = FALSE;
+
+  g_assert_nonnull (window_key);
+  g_assert_nonnull (key);
+  g_signal_emit_by_name (window_key, "key-pressed", keyval, 0, 0, &handled);
+  g_assert_false (handled);
+  g_signal_emit_by_name (key, "key-pressed", keyval, 0, 0, &handled);
+  g_assert_true (handled);
+  g_signal_emit_by_name (window_key, "key-released", keyval, 0, 0);
+  g_signal_emit_by_name (key, "key-released", keyval, 0, 0);
+}
+
+/* The focus outline in the diagram stays once an arrow key is let go:
+ * the window hid the focus again on the release of a key that left the
+ * focus on the widget it was on, and the outline flashed while the key
+ * was held down only */
+static void
+test_layout_focus_stays_visible (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  guint first;
+
+  ts_test_wait_until (layout_drawn, view, 20, "the layout");
+  gtk_widget_grab_focus (GTK_WIDGET (view));
+  ts_test_run_for (100);
+  gtk_window_set_focus_visible (GTK_WINDOW (window), FALSE);
+  first = ts_layout_view_get_focus_band (view);
+
+  press_and_release (GTK_WINDOW (window), GTK_WIDGET (view), GDK_KEY_Right);
+  g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, first);
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (window)));
+  g_assert_true (gtk_widget_has_visible_focus (GTK_WIDGET (view)));
+
+  /* and again from a focus shown (the window leaves it alone then) */
+  press_and_release (GTK_WINDOW (window), GTK_WIDGET (view), GDK_KEY_End);
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (window)));
+  save_screenshot (GTK_WIDGET (window), "layout-focus-after-release.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static gboolean
 shortcuts_window_shows (gpointer data)
 {
@@ -2340,6 +2408,7 @@ main (int   argc,
   g_test_add_func ("/window/tab-moves", test_tab_moves);
   g_test_add_func ("/window/accessible-names", test_accessible_names);
   g_test_add_func ("/window/layout-announces", test_layout_announces);
+  g_test_add_func ("/window/layout-focus-stays-visible", test_layout_focus_stays_visible);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/export-page-limits", test_export_page_limits);
