@@ -105,6 +105,51 @@ assert_focus_on_button (TsConvertWizard *wizard,
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (focus)), ==, label);
 }
 
+/* the first label on screen under @widget whose text holds @text */
+static GtkWidget *
+find_mapped_label (GtkWidget  *widget,
+                   const char *text)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return NULL;
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_mapped_label (c, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* @label's text (found under @widget by its @text) reads at 4.5:1 or
+ * more (WCAG AA) against its ground, in the light style and in the dark
+ * one: Adwaita's status colours in GTK 4.8 did not (its error red is
+ * 2.3:1 on the dark ground, its success green 2:1 on the light one) */
+static void
+assert_readable_light_and_dark (GtkWidget  *widget,
+                                const char *text)
+{
+  GtkSettings *settings = gtk_settings_get_default ();
+  GtkWidget *label = find_mapped_label (widget, text);
+
+  g_assert_nonnull (label);
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      double contrast;
+
+      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
+      ts_test_run_for (300);
+      contrast = ts_test_text_contrast (label);
+      g_test_message ("\"%s\" in the %s style: %.2f:1", text, dark ? "dark" : "light", contrast);
+      g_assert_cmpfloat (contrast, >=, 4.5);
+    }
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  ts_test_run_for (300);
+}
+
 static void
 write_sample (const char            *dir,
               const TsSampleOptions *options)
@@ -545,6 +590,7 @@ test_wizard_end_to_end (void)
   save_screenshot (GTK_WIDGET (wizard), "wizard-5-verify.png");
   ts_audit_pane_show_view (pane, "tensors");
   save_screenshot (GTK_WIDGET (wizard), "audit-pane-tensors.png");
+  assert_readable_light_and_dark (GTK_WIDGET (pane), "Passed");
   ts_audit_pane_show_view (pane, "sizes");
   save_screenshot (GTK_WIDGET (wizard), "audit-pane-sizes.png");
   ts_audit_pane_show_view (pane, "checks");
@@ -794,6 +840,8 @@ test_wizard_broken_source (void)
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "source");
   save_screenshot (GTK_WIDGET (wizard), "wizard-1-broken-source.png");
+  assert_readable_light_and_dark (GTK_WIDGET (wizard), "This folder cannot be converted");
+  assert_readable_light_and_dark (GTK_WIDGET (wizard), "model-00002-of-00002.safetensors");
 
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
@@ -831,6 +879,9 @@ test_wizard_target_checks (void)
       g_assert_cmpint (ts_convert_wizard_can_go_next (wizard), ==, i == G_N_ELEMENTS (paths) - 1);
       if (i == 1)
         save_screenshot (GTK_WIDGET (wizard), "wizard-2-target-refused.png");
+      /* an error (label.error) and a warning (label.warning) */
+      if (i == 0 || i == G_N_ELEMENTS (paths) - 1)
+        assert_readable_light_and_dark (GTK_WIDGET (wizard), words[i]);
     }
   /* as typed: a folder's name with its "/", a file where a folder should
    * be, "~" for the home folder, a name alone next to the checkpoint
@@ -1625,6 +1676,7 @@ test_audit_corrupted (void)
     }
   }
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed.png");
+  assert_readable_light_and_dark (GTK_WIDGET (pane), "Failed");
   /* a long source name keeps its end: the role (the GGUF name says the layer) */
   {
     GtkWidget *name = ts_test_find_label (GTK_WIDGET (pane), "model.layers.1.mlp.down_proj.weight");

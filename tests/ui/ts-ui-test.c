@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "ts-ui-test.h"
@@ -349,6 +350,80 @@ ts_test_assert_named (GtkWidget *widget)
     return;
   for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
     ts_test_assert_named (c);
+}
+
+/* WCAG relative luminance of an 8-bit sRGB colour */
+static double
+relative_luminance (guint r,
+                    guint g,
+                    guint b)
+{
+  const guint channels[3] = { r, g, b };
+  const double weights[3] = { 0.2126, 0.7152, 0.0722 };
+  double l = 0;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      double c = channels[i] / 255.0;
+
+      c = c <= 0.04045 ? c / 12.92 : pow ((c + 0.055) / 1.055, 2.4);
+      l += weights[i] * c;
+    }
+  return l;
+}
+
+double
+ts_test_text_contrast (GtkWidget *label)
+{
+  GtkWidget *window = GTK_WIDGET (gtk_widget_get_root (label));
+  g_autoptr(GdkTexture) texture = ts_test_render_widget (window, "the label's window");
+  g_autoptr(GHashTable) counts = g_hash_table_new (NULL, NULL);
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  g_autofree guint32 *pixels = g_new (guint32, (gsize) width * height);
+  graphene_rect_t bounds;
+  guint32 ground = 0;
+  guint best = 0;
+  double ground_l, text_l;
+  int x0, y0, x1, y1;
+
+  g_assert_true (gtk_widget_get_mapped (label));
+  g_assert_true (gtk_widget_compute_bounds (label, window, &bounds));
+  x0 = MAX (0, (int) bounds.origin.x);
+  y0 = MAX (0, (int) bounds.origin.y);
+  x1 = MIN (width, (int) (bounds.origin.x + bounds.size.width));
+  y1 = MIN (height, (int) (bounds.origin.y + bounds.size.height));
+  g_assert_cmpint (x0, <, x1);
+  g_assert_cmpint (y0, <, y1);
+
+  /* premultiplied ARGB, native endian; the window is opaque there */
+  gdk_texture_download (texture, (guchar *) pixels, (gsize) width * 4);
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        guint32 p = pixels[(gsize) y * width + x] | 0xff000000;
+        guint n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, GUINT_TO_POINTER (p))) + 1;
+
+        g_hash_table_insert (counts, GUINT_TO_POINTER (p), GUINT_TO_POINTER (n));
+        if (n > best)
+          {
+            best = n;
+            ground = p;
+          }
+      }
+
+  ground_l = relative_luminance ((ground >> 16) & 0xff, (ground >> 8) & 0xff, ground & 0xff);
+  text_l = ground_l;
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        guint32 p = pixels[(gsize) y * width + x];
+        double l = relative_luminance ((p >> 16) & 0xff, (p >> 8) & 0xff, p & 0xff);
+
+        if (fabs (l - ground_l) > fabs (text_l - ground_l))
+          text_l = l;
+      }
+  return (MAX (ground_l, text_l) + 0.05) / (MIN (ground_l, text_l) + 0.05);
 }
 
 GtkWindow *
