@@ -1116,6 +1116,85 @@ test_dark_style (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+layout_style_and_drawn (gpointer data)
+{
+  TsLayoutView *view = data;
+  gboolean dark = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (view), "test-dark"));
+
+  /* laid out: the view has asked for no geometry before its first size */
+  return ts_layout_get_dark (ts_layout_view_get_layout (view)) == dark &&
+         !ts_layout_view_get_pending (view) && ts_layout_get_height (ts_layout_view_get_layout (view)) > 0;
+}
+
+/* the @nth visible tensor band of @role, or TS_LAYOUT_NO_BAND */
+static guint
+find_role_band (TsLayout     *layout,
+                TsTensorRole  role,
+                guint         nth)
+{
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+
+      if (b->type == TS_LAYOUT_BAND_TENSOR && b->visible && b->role == role && nth-- == 0)
+        return i;
+    }
+  return TS_LAYOUT_NO_BAND;
+}
+
+/* The names on the bands read at 4.5:1 or more (WCAG AA) against the
+ * band's colour, in the light style and the dark one, on both shades of
+ * a role: white text had 3.2:1 on the feed-forward green, 2.5:1 on its
+ * lighter shade, 3.8:1 on the attention blue */
+static void
+test_band_text_contrast (void)
+{
+  static const TsTensorRole roles[] = {
+    TS_TENSOR_ROLE_EMBEDDING, TS_TENSOR_ROLE_ATTENTION, TS_TENSOR_ROLE_FEED_FORWARD, TS_TENSOR_ROLE_NORM,
+  };
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  GtkSettings *settings = gtk_settings_get_default ();
+
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
+      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
+      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
+      for (guint r = 0; r < G_N_ELEMENTS (roles); r++)
+        for (guint nth = 0; nth < (roles[r] == TS_TENSOR_ROLE_EMBEDDING ? 1 : 2); nth++)
+          {
+            guint band = find_role_band (layout, roles[r], nth);
+            g_autoptr(GdkTexture) texture = NULL;
+            const TsLayoutBand *b;
+            double contrast;
+
+            g_assert_cmpuint (band, !=, TS_LAYOUT_NO_BAND);
+            ts_layout_view_zoom_to_band (view, band);
+            ts_test_wait_until (layout_drawn, view, 10, "the zoomed picture");
+            ts_test_run_for (50);
+            b = ts_layout_get_band (layout, band);
+            g_assert_true (b->visible);
+            g_assert_cmpfloat (b->width, >, 200);
+            texture = ts_test_render_widget (GTK_WIDGET (view), "the zoomed layout");
+            /* inside the band, clear of its edges and separators */
+            contrast = ts_test_rect_contrast (texture, &GRAPHENE_RECT_INIT (b->x + 4, b->y + 3,
+                                                                            b->width - 8, b->height - 6));
+            g_test_message ("%s on its band, %s style: %.2f:1", b->label, dark ? "dark" : "light", contrast);
+            g_assert_cmpfloat (contrast, >=, 4.5);
+            if (roles[r] == TS_TENSOR_ROLE_FEED_FORWARD && nth == 1)
+              save_screenshot (GTK_WIDGET (view), dark ? "band-text-dark.png" : "band-text-light.png");
+            ts_layout_view_zoom_reset (view);
+            ts_test_wait_until (layout_drawn, view, 10, "the whole picture");
+          }
+    }
+
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static GtkEventController *
 find_controller (GtkWidget  *widget,
                  const char *name)
@@ -2404,6 +2483,7 @@ main (int   argc,
   g_test_add_func ("/window/hostile", test_hostile);
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/dark-style", test_dark_style);
+  g_test_add_func ("/window/band-text-contrast", test_band_text_contrast);
   g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
   g_test_add_func ("/window/tab-moves", test_tab_moves);
   g_test_add_func ("/window/accessible-names", test_accessible_names);

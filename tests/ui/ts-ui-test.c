@@ -373,30 +373,25 @@ relative_luminance (guint r,
 }
 
 double
-ts_test_text_contrast (GtkWidget *label)
+ts_test_rect_contrast (GdkTexture            *texture,
+                       const graphene_rect_t *rect)
 {
-  GtkWidget *window = GTK_WIDGET (gtk_widget_get_root (label));
-  g_autoptr(GdkTexture) texture = ts_test_render_widget (window, "the label's window");
   g_autoptr(GHashTable) counts = g_hash_table_new (NULL, NULL);
   int width = gdk_texture_get_width (texture);
   int height = gdk_texture_get_height (texture);
   g_autofree guint32 *pixels = g_new (guint32, (gsize) width * height);
-  graphene_rect_t bounds;
+  int x0 = MAX (0, (int) rect->origin.x);
+  int y0 = MAX (0, (int) rect->origin.y);
+  int x1 = MIN (width, (int) (rect->origin.x + rect->size.width));
+  int y1 = MIN (height, (int) (rect->origin.y + rect->size.height));
   guint32 ground = 0;
   guint best = 0;
   double ground_l, text_l;
-  int x0, y0, x1, y1;
 
-  g_assert_true (gtk_widget_get_mapped (label));
-  g_assert_true (gtk_widget_compute_bounds (label, window, &bounds));
-  x0 = MAX (0, (int) bounds.origin.x);
-  y0 = MAX (0, (int) bounds.origin.y);
-  x1 = MIN (width, (int) (bounds.origin.x + bounds.size.width));
-  y1 = MIN (height, (int) (bounds.origin.y + bounds.size.height));
   g_assert_cmpint (x0, <, x1);
   g_assert_cmpint (y0, <, y1);
 
-  /* premultiplied ARGB, native endian; the window is opaque there */
+  /* premultiplied ARGB, native endian; opaque there */
   gdk_texture_download (texture, (guchar *) pixels, (gsize) width * 4);
   for (int y = y0; y < y1; y++)
     for (int x = x0; x < x1; x++)
@@ -424,6 +419,18 @@ ts_test_text_contrast (GtkWidget *label)
           text_l = l;
       }
   return (MAX (ground_l, text_l) + 0.05) / (MIN (ground_l, text_l) + 0.05);
+}
+
+double
+ts_test_text_contrast (GtkWidget *label)
+{
+  GtkWidget *window = GTK_WIDGET (gtk_widget_get_root (label));
+  g_autoptr(GdkTexture) texture = ts_test_render_widget (window, "the label's window");
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_get_mapped (label));
+  g_assert_true (gtk_widget_compute_bounds (label, window, &bounds));
+  return ts_test_rect_contrast (texture, &bounds);
 }
 
 GtkWindow *

@@ -72,10 +72,13 @@ void ts_test_assert_tab_leaves     (GtkWidget  *view);
  * that has none (GTK 4.8 gives those their type's name, "GtkImage"). */
 void ts_test_assert_named          (GtkWidget  *widget);
 
-/* The contrast ratio (WCAG: 1 to 21) of @label's text (on screen)
- * against its ground as drawn in its window: the most common pixel in the label's bounds is
- * the ground, the pixel farthest from it in luminance the text */
-double ts_test_text_contrast        (GtkWidget  *label);
+/* The contrast ratio (WCAG: 1 to 21) of what is drawn in @rect of
+ * @texture: the most common pixel there is the ground, the pixel farthest
+ * from it in luminance the text */
+double ts_test_rect_contrast        (GdkTexture            *texture,
+                                     const graphene_rect_t *rect);
+/* The same for @label's text (on screen) as drawn in its window */
+double ts_test_text_contrast        (GtkWidget             *label);
 
 /* the visible toplevel of @type (a class or an interface), if any */
 GtkWindow *ts_test_find_toplevel   (GType       type);
