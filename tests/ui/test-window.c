@@ -1303,6 +1303,8 @@ test_accessible_names (void)
   ts_test_assert_named (GTK_WIDGET (window));
   gtk_window_present (GTK_WINDOW (dialog));
   ts_test_assert_named (GTK_WIDGET (dialog));
+  ts_test_run_for (300);
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (dialog));
 
   gtk_window_destroy (GTK_WINDOW (dialog));
   gtk_window_destroy (GTK_WINDOW (window));
@@ -1447,6 +1449,36 @@ test_layout_focus_stays_visible (void)
   press_and_release (GTK_WINDOW (window), GTK_WIDGET (view), GDK_KEY_End);
   g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (window)));
   save_screenshot (GTK_WIDGET (window), "layout-focus-after-release.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Alt and a letter activates what it names on every page of the window:
+ * the header's "_Open" and the empty page's "_Open File…" (or the error
+ * page's "_Open Another File…") shared theirs, and Alt+O only moved the
+ * focus between the two */
+static void
+test_mnemonics (void)
+{
+  g_autofree char *bad = write_file ("mnemonics-not-a-model.gguf", "GGUF", 4);
+  g_autoptr(GFile) bad_file = g_file_new_for_path (bad);
+  g_autoptr(GFile) file = g_file_new_for_path (gguf_path);
+  TsWindow *window = ts_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+  wait_for_page (window, "empty");
+  ts_test_run_for (300);
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
+
+  ts_window_open (window, bad_file);
+  wait_for_page (window, "error");
+  ts_test_run_for (300);
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
+
+  ts_window_open (window, file);
+  wait_for_page (window, "model");
+  ts_test_run_for (300);
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -2475,6 +2507,7 @@ main (int   argc,
   g_test_add_func ("/window/selection-sync", test_selection_sync);
   g_test_add_func ("/window/selection-mark", test_selection_mark);
   g_test_add_func ("/window/shortcuts", test_shortcuts_window);
+  g_test_add_func ("/window/mnemonics", test_mnemonics);
   g_test_add_func ("/window/changed-on-disk", test_changed_on_disk);
   g_test_add_func ("/window/down-from-filter", test_down_from_filter);
   g_test_add_func ("/window/zoom", test_zoom);

@@ -482,6 +482,7 @@ test_wizard_end_to_end (void)
   /* Enter goes on: the focus is on Next, not on Choose Folder… */
   g_assert_true (gtk_root_get_focus (GTK_ROOT (wizard)) == ts_test_find_button (GTK_WIDGET (wizard), "_Next"));
   save_screenshot (GTK_WIDGET (wizard), "wizard-1-source.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
 
   /* 2. Options: a predicted size per output type, default name, naming */
   ts_convert_wizard_go_next (wizard);
@@ -499,6 +500,7 @@ test_wizard_end_to_end (void)
   ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_BF16);
   ts_convert_wizard_set_naming (wizard, "license", "apache-2.0");
   save_screenshot (GTK_WIDGET (wizard), "wizard-2-options.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
 
   /* 3. Preview: the plan, with the edit applied; Enter in the field just
    * edited goes on, as Next does */
@@ -516,7 +518,7 @@ test_wizard_end_to_end (void)
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   /* Next was insensitive while the plan was built, which left the focus
    * nowhere: it is back on the button that goes on, so Enter converts */
-  assert_focus_on_button (wizard, "_Convert");
+  assert_focus_on_button (wizard, "Con_vert");
   plan = ts_convert_wizard_get_plan (wizard);
   g_assert_nonnull (plan);
   g_assert_cmpint (ts_conversion_plan_get_outtype (plan), ==, TS_OUTTYPE_BF16);
@@ -525,6 +527,7 @@ test_wizard_end_to_end (void)
   g_assert_true (g_str_has_suffix (target_path, "-BF16.gguf"));
   g_assert_false (g_file_test (target_path, G_FILE_TEST_EXISTS));
   save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   assert_lists_leave_on_tab (GTK_WIDGET (wizard));
   assert_fits_half_screen (GTK_WIDGET (wizard));
 
@@ -533,6 +536,7 @@ test_wizard_end_to_end (void)
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
   /* Convert hides while it writes: the page's own button has the focus */
   assert_focus_on_button (wizard, "_Stop Conversion");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
   ts_test_run_for (300);
   assert_focus_on_button (wizard, NULL);
@@ -588,6 +592,7 @@ test_wizard_end_to_end (void)
   g_assert_null (ts_audit_pane_get_pairs_placeholder (pane));
   ts_audit_pane_show_view (pane, "checks");
   save_screenshot (GTK_WIDGET (wizard), "wizard-5-verify.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   ts_audit_pane_show_view (pane, "tensors");
   save_screenshot (GTK_WIDGET (wizard), "audit-pane-tensors.png");
   assert_readable_light_and_dark (GTK_WIDGET (pane), "Passed");
@@ -738,6 +743,7 @@ test_wizard_cancel (void)
   /* no temporary file either */
   g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
   save_screenshot (GTK_WIDGET (wizard), "wizard-4-cancelled.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
 
   /* Back leads to the preview again, and Convert from there converts */
@@ -952,10 +958,11 @@ test_wizard_target_checks (void)
     g_assert_nonnull (replace);
     g_assert_true (gtk_widget_get_visible (replace));
     g_assert_true (gtk_widget_has_css_class (replace, "destructive-action"));
-    g_assert_null (ts_test_find_button (GTK_WIDGET (wizard), "_Convert"));
+    g_assert_null (ts_test_find_button (GTK_WIDGET (wizard), "Con_vert"));
     /* Enter in a field never replaces a file */
     g_assert_null (gtk_window_get_default_widget (GTK_WINDOW (wizard)));
     save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview-replace.png");
+    ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   }
   /* in a short window the diagram gives way: the tables keep 55 % */
   {
@@ -1642,6 +1649,7 @@ test_audit_corrupted (void)
   check_gguf_chooser (window);
   ts_audit_window_set_files (window, source, target);
   save_screenshot (GTK_WIDGET (window), "audit-choose.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
   ts_audit_window_start (window);
   ts_test_wait_until (audit_finished, window, 60, "the audit");
   g_assert_cmpstr (ts_audit_window_get_page (window), ==, "result");
@@ -1676,6 +1684,7 @@ test_audit_corrupted (void)
     }
   }
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
   assert_readable_light_and_dark (GTK_WIDGET (pane), "Failed");
   /* a long source name keeps its end: the role (the GGUF name says the layer) */
   {

@@ -352,6 +352,35 @@ ts_test_assert_named (GtkWidget *widget)
     ts_test_assert_named (c);
 }
 
+static void
+collect_mnemonics (GtkWidget  *widget,
+                   GHashTable *seen)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return;
+  if (GTK_IS_LABEL (widget) &&
+      gtk_label_get_mnemonic_keyval (GTK_LABEL (widget)) != GDK_KEY_VoidSymbol)
+    {
+      guint keyval = gdk_keyval_to_lower (gtk_label_get_mnemonic_keyval (GTK_LABEL (widget)));
+      const char *text = gtk_label_get_label (GTK_LABEL (widget));
+      const char *other = g_hash_table_lookup (seen, GUINT_TO_POINTER (keyval));
+
+      if (other != NULL)
+        g_error ("Alt+%s is the mnemonic of \"%s\" and of \"%s\"", gdk_keyval_name (keyval), other, text);
+      g_hash_table_insert (seen, GUINT_TO_POINTER (keyval), (gpointer) text);
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    collect_mnemonics (c, seen);
+}
+
+void
+ts_test_assert_mnemonics_unique (GtkWidget *widget)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  collect_mnemonics (widget, seen);
+}
+
 /* WCAG relative luminance of an 8-bit sRGB colour */
 static double
 relative_luminance (guint r,

@@ -72,6 +72,11 @@ void ts_test_assert_tab_leaves     (GtkWidget  *view);
  * that has none (GTK 4.8 gives those their type's name, "GtkImage"). */
 void ts_test_assert_named          (GtkWidget  *widget);
 
+/* Each mnemonic (Alt+letter) of the labels and buttons on screen under
+ * @widget (its window: the header bar too) is there once: GTK moves the
+ * focus between the widgets of a letter used twice and activates none */
+void ts_test_assert_mnemonics_unique (GtkWidget *widget);
+
 /* The contrast ratio (WCAG: 1 to 21) of what is drawn in @rect of
  * @texture: the most common pixel there is the ground, the pixel farthest
  * from it in luminance the text */
