@@ -493,8 +493,8 @@ ts_layout_view_snapshot (GtkWidget   *widget,
 {
   TsLayoutView *self = TS_LAYOUT_VIEW (widget);
   static const GdkRGBA selected_color = { 0.11, 0.44, 0.85, 1.0 };   /* #1c71d8 */
-  static const GdkRGBA hover_color = { 0.14, 0.12, 0.19, 0.85 };
   static const GdkRGBA focus_color = { 0.21, 0.52, 0.89, 0.6 };
+  GdkRGBA hover_color;
 
   if (self->layout == NULL)
     return;
@@ -523,6 +523,10 @@ ts_layout_view_snapshot (GtkWidget   *widget,
   if (self->hover_band != TS_LAYOUT_NO_BAND && self->hover_band != self->selected_band)
     {
       const TsLayoutBand *b = ts_layout_get_band (self->layout, self->hover_band);
+
+      /* the text colour: a fixed near-black vanished on a dark ground */
+      ts_widget_get_color (widget, &hover_color);
+      hover_color.alpha *= 0.85;
       if (b->visible)
         append_outline (snapshot, b, 1, 1.5, &hover_color);
     }

@@ -1195,6 +1195,59 @@ test_band_text_contrast (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The outline of the band under the pointer shows in the dark style: it
+ * was a fixed near-black, 1.1:1 on the dark ground below the band */
+static void
+test_hover_outline_dark (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  GtkSettings *settings = gtk_settings_get_default ();
+  GtkEventController *motion = NULL;
+  g_autoptr(GdkTexture) plain = NULL;
+  g_autoptr(GdkTexture) hovered = NULL;
+  const TsLayoutBand *b;
+  double contrast;
+
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers) && motion == NULL; i++)
+      {
+        g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_EVENT_CONTROLLER_MOTION (c))
+          motion = c;
+      }
+  }
+  g_assert_nonnull (motion);
+
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
+      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
+      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
+      ts_test_run_for (100);
+      b = ts_layout_get_band (layout, find_role_band (layout, TS_TENSOR_ROLE_EMBEDDING, 0));
+      g_signal_emit_by_name (motion, "leave");
+      g_clear_object (&plain);
+      plain = ts_test_render_widget (GTK_WIDGET (view), "the layout");
+      g_signal_emit_by_name (motion, "motion", b->x + b->width / 2, b->y + b->height / 2);
+      g_clear_object (&hovered);
+      hovered = ts_test_render_widget (GTK_WIDGET (view), "the hovered layout");
+      /* the outline's lower edge, just below the band */
+      contrast = ts_test_pixel_contrast (plain, hovered, (int) (b->x + b->width / 2),
+                                         (int) floor (b->y + b->height));
+      g_test_message ("hover outline, %s style: %.2f:1", dark ? "dark" : "light", contrast);
+      g_assert_cmpfloat (contrast, >=, 3.0);
+    }
+  save_screenshot (GTK_WIDGET (window), "layout-hover-dark.png");
+
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static GtkEventController *
 find_controller (GtkWidget  *widget,
                  const char *name)
@@ -2517,6 +2570,7 @@ main (int   argc,
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/dark-style", test_dark_style);
   g_test_add_func ("/window/band-text-contrast", test_band_text_contrast);
+  g_test_add_func ("/window/hover-outline-dark", test_hover_outline_dark);
   g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
   g_test_add_func ("/window/tab-moves", test_tab_moves);
   g_test_add_func ("/window/accessible-names", test_accessible_names);

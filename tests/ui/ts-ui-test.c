@@ -450,6 +450,37 @@ ts_test_rect_contrast (GdkTexture            *texture,
   return (MAX (ground_l, text_l) + 0.05) / (MIN (ground_l, text_l) + 0.05);
 }
 
+static double
+pixel_luminance (GdkTexture *texture,
+                 int         x,
+                 int         y)
+{
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  g_autofree guint32 *pixels = g_new (guint32, (gsize) width * height);
+  guint32 p;
+
+  g_assert_cmpint (x, >=, 0);
+  g_assert_cmpint (y, >=, 0);
+  g_assert_cmpint (x, <, width);
+  g_assert_cmpint (y, <, height);
+  gdk_texture_download (texture, (guchar *) pixels, (gsize) width * 4);
+  p = pixels[(gsize) y * width + x];
+  return relative_luminance ((p >> 16) & 0xff, (p >> 8) & 0xff, p & 0xff);
+}
+
+double
+ts_test_pixel_contrast (GdkTexture *a,
+                        GdkTexture *b,
+                        int         x,
+                        int         y)
+{
+  double la = pixel_luminance (a, x, y);
+  double lb = pixel_luminance (b, x, y);
+
+  return (MAX (la, lb) + 0.05) / (MIN (la, lb) + 0.05);
+}
+
 double
 ts_test_text_contrast (GtkWidget *label)
 {

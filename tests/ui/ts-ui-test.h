@@ -82,6 +82,12 @@ void ts_test_assert_mnemonics_unique (GtkWidget *widget);
  * from it in luminance the text */
 double ts_test_rect_contrast        (GdkTexture            *texture,
                                      const graphene_rect_t *rect);
+/* The contrast ratio of the pixel at @x, @y of @a to the same pixel of
+ * @b (@b: the picture drawn again with a mark added, say) */
+double ts_test_pixel_contrast       (GdkTexture            *a,
+                                     GdkTexture            *b,
+                                     int                    x,
+                                     int                    y);
 /* The same for @label's text (on screen) as drawn in its window */
 double ts_test_text_contrast        (GtkWidget             *label);
 
