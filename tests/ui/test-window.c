@@ -1248,6 +1248,58 @@ test_hover_outline_dark (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The keyboard focus's outline around a band stands out from the ground
+ * (3:1, as WCAG asks of a focus indicator) in both styles: a 60% opaque
+ * light blue had 2:1 on white, 2.4:1 on the dark ground */
+static void
+test_focus_outline_contrast (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  GtkSettings *settings = gtk_settings_get_default ();
+  /* what is drawn there, on the ground of the picture */
+  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_SCROLLED_WINDOW);
+
+  gtk_widget_grab_focus (GTK_WIDGET (view));
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      g_autoptr(GdkTexture) plain = NULL;
+      g_autoptr(GdkTexture) focused = NULL;
+      const TsLayoutBand *b;
+      double contrast;
+
+      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
+      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
+      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
+      ts_test_run_for (100);
+      g_assert_true (gtk_widget_has_focus (GTK_WIDGET (view)));
+      g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, TS_LAYOUT_NO_BAND);
+      b = ts_layout_get_band (layout, ts_layout_view_get_focus_band (view));
+
+      gtk_window_set_focus_visible (GTK_WINDOW (window), FALSE);
+      ts_test_run_for (100);
+      plain = ts_test_render_widget (scroller, "the layout");
+      gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+      ts_test_run_for (100);
+      focused = ts_test_render_widget (scroller, "the layout, focus shown");
+      {
+        graphene_point_t top;
+
+        /* the outline's upper edge, 6 units out from the band: on the ground */
+        g_assert_true (gtk_widget_compute_point (GTK_WIDGET (view), scroller,
+                                                 &GRAPHENE_POINT_INIT (b->x + b->width / 2, b->y - 5),
+                                                 &top));
+        contrast = ts_test_pixel_contrast (plain, focused, (int) top.x, (int) top.y);
+      }
+      g_test_message ("focus outline, %s style: %.2f:1", dark ? "dark" : "light", contrast);
+      g_assert_cmpfloat (contrast, >=, 3.0);
+    }
+
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static GtkEventController *
 find_controller (GtkWidget  *widget,
                  const char *name)
@@ -2571,6 +2623,7 @@ main (int   argc,
   g_test_add_func ("/window/dark-style", test_dark_style);
   g_test_add_func ("/window/band-text-contrast", test_band_text_contrast);
   g_test_add_func ("/window/hover-outline-dark", test_hover_outline_dark);
+  g_test_add_func ("/window/focus-outline-contrast", test_focus_outline_contrast);
   g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
   g_test_add_func ("/window/tab-moves", test_tab_moves);
   g_test_add_func ("/window/accessible-names", test_accessible_names);
