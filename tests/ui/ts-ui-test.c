@@ -486,11 +486,20 @@ ts_test_text_contrast (GtkWidget *label)
 {
   GtkWidget *window = GTK_WIDGET (gtk_widget_get_root (label));
   g_autoptr(GdkTexture) texture = ts_test_render_widget (window, "the label's window");
-  graphene_rect_t bounds;
+  graphene_rect_t bounds, frame;
+  double sx, sy;
 
   g_assert_true (gtk_widget_get_mapped (label));
   g_assert_true (gtk_widget_compute_bounds (label, window, &bounds));
-  return ts_test_rect_contrast (texture, &bounds);
+  /* the window's picture starts at its bounds (with the frame's shadow
+   * around the window) and is scaled to the window's size */
+  g_assert_true (gtk_widget_compute_bounds (window, window, &frame));
+  sx = gdk_texture_get_width (texture) / frame.size.width;
+  sy = gdk_texture_get_height (texture) / frame.size.height;
+  return ts_test_rect_contrast (texture, &GRAPHENE_RECT_INIT ((bounds.origin.x - frame.origin.x) * sx,
+                                                              (bounds.origin.y - frame.origin.y) * sy,
+                                                              bounds.size.width * sx,
+                                                              bounds.size.height * sy));
 }
 
 GtkWindow *
