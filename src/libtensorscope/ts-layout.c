@@ -2065,14 +2065,41 @@ short_tensor_name (const char *name)
   return name;
 }
 
+/* WCAG's relative luminance of @rgb */
+static double
+relative_luminance (guint32 rgb)
+{
+  const double weights[3] = { 0.2126, 0.7152, 0.0722 };
+  double l = 0;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      double c = ((rgb >> (16 - 8 * i)) & 0xff) / 255.0;
+
+      l += weights[i] * (c <= 0.04045 ? c / 12.92 : pow ((c + 0.055) / 1.055, 2.4));
+    }
+  return l;
+}
+
+/* White or black, whichever reads better on @fill: one of them has 4.58:1
+ * or more on any colour. White alone had 2.5:1 to 4:1 on the green, blue
+ * and yellow of most tensor bands and on the lighter shades. */
+static guint32
+text_color_on (guint32 fill)
+{
+  double l = relative_luminance (fill);
+
+  return 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 ? 0xffffff : 0x000000;
+}
+
 static void
 draw_band_label (TsLayout           *self,
                  cairo_t            *cr,
                  const TsLayoutBand *b,
-                 gboolean            light)
+                 guint32             fill)
 {
   const char *texts[2] = { b->label, short_tensor_name (b->label) };
-  guint32 rgb = light ? 0xffffff : 0x241f31;
+  guint32 rgb = text_color_on (fill);
 
   /* no text fits in 8 units plus its own width: skip measuring it, as
    * most of 50,000 tensor bands are a pixel or two wide */
@@ -2129,7 +2156,7 @@ draw_strip_bands (TsLayout *self,
     {
       TsLayoutBand *t = &g_array_index (self->bands, TsLayoutBand, strip->first_tensor + i);
       if (t->visible)
-        draw_band_label (self, cr, t, TRUE);
+        draw_band_label (self, cr, t, tensor_color (t, i));
     }
 }
 

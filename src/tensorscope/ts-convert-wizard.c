@@ -302,11 +302,11 @@ update_navigation (TsConvertWizard *self)
   if (replaces)
     next_label = _("_Replace");
   else if (self->page == PAGE_PREVIEW)
-    next_label = _("_Convert");
+    next_label = _("Con_vert");
   else if (self->page == PAGE_VERIFY)
     next_label = _("_Done");
   else if (self->page == PAGE_CONVERT)
-    next_label = _("_Convert Again");
+    next_label = _("Convert _Again");
   else
     next_label = _("_Next");
   gtk_button_set_label (self->next_button, next_label);

@@ -137,18 +137,28 @@ ts_natural_compare (const char *a,
   return strcmp (a0, b0);
 }
 
+void
+ts_widget_get_color (GtkWidget *widget,
+                     GdkRGBA   *color)
+{
+  g_return_if_fail (GTK_IS_WIDGET (widget));
+  g_return_if_fail (color != NULL);
+
+  /* the one place that asks for a widget's colour: GTK 4.10 replaced the
+   * style context call */
+#if GTK_CHECK_VERSION (4, 10, 0)
+  gtk_widget_get_color (widget, color);
+#else
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), color);
+#endif
+}
+
 gboolean
 ts_widget_has_dark_style (GtkWidget *widget)
 {
   GdkRGBA fg;
 
-  /* the one place that asks for a widget's colour: GTK 4.10 replaced the
-   * style context call */
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, &fg);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
-#endif
+  ts_widget_get_color (widget, &fg);
   return 0.2126 * fg.red + 0.7152 * fg.green + 0.0722 * fg.blue > 0.5;
 }
 

@@ -24,6 +24,9 @@ char *ts_format_display_text (const char *text,
 int   ts_natural_compare (const char *a,
                           const char *b);
 
+/* @widget's foreground (text) colour in its style */
+void     ts_widget_get_color      (GtkWidget *widget,
+                                   GdkRGBA   *color);
 /* TRUE when @widget's style draws light text (a dark style): pictures
  * drawn in cairo follow it */
 gboolean ts_widget_has_dark_style (GtkWidget *widget);

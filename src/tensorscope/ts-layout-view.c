@@ -65,6 +65,7 @@ struct _TsLayoutView
   guint              selected_band;
   guint              focus_band;
   guint              scroll_band;   /* to bring into view once laid out */
+  guint              handled_keyval; /* the key pressed last, if the view took it */
 };
 
 enum {
@@ -492,8 +493,10 @@ ts_layout_view_snapshot (GtkWidget   *widget,
 {
   TsLayoutView *self = TS_LAYOUT_VIEW (widget);
   static const GdkRGBA selected_color = { 0.11, 0.44, 0.85, 1.0 };   /* #1c71d8 */
-  static const GdkRGBA hover_color = { 0.14, 0.12, 0.19, 0.85 };
-  static const GdkRGBA focus_color = { 0.21, 0.52, 0.89, 0.6 };
+  /* opaque: 60% of it had 2:1 on white, 2.4:1 on the dark ground, and
+   * a focus indicator needs 3:1 */
+  static const GdkRGBA focus_color = { 0.21, 0.52, 0.89, 1.0 };     /* #3584e4 */
+  GdkRGBA hover_color;
 
   if (self->layout == NULL)
     return;
@@ -522,6 +525,10 @@ ts_layout_view_snapshot (GtkWidget   *widget,
   if (self->hover_band != TS_LAYOUT_NO_BAND && self->hover_band != self->selected_band)
     {
       const TsLayoutBand *b = ts_layout_get_band (self->layout, self->hover_band);
+
+      /* the text colour: a fixed near-black vanished on a dark ground */
+      ts_widget_get_color (widget, &hover_color);
+      hover_color.alpha *= 0.85;
       if (b->visible)
         append_outline (snapshot, b, 1, 1.5, &hover_color);
     }
@@ -988,6 +995,22 @@ show_focus (TsLayoutView *self)
     gtk_window_set_focus_visible (GTK_WINDOW (root), TRUE);
 }
 
+/* The window hides the focus again on the release of a key that left the
+ * focus on the widget it was on (before the view hears the release): for
+ * the window, moving between bands is such a key, and the outline showed
+ * only while the key was held down. */
+static void
+on_key_released (TsLayoutView          *self,
+                 guint                  keyval,
+                 guint                  keycode,
+                 GdkModifierType        state,
+                 GtkEventControllerKey *key)
+{
+  if (keyval == self->handled_keyval)
+    show_focus (self);
+  self->handled_keyval = 0;
+}
+
 static gboolean
 on_key_pressed (TsLayoutView          *self,
                 guint                  keyval,
@@ -995,6 +1018,7 @@ on_key_pressed (TsLayoutView          *self,
                 GdkModifierType        state,
                 GtkEventControllerKey *key)
 {
+  self->handled_keyval = 0;
   if (self->layout == NULL || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)))
     return FALSE;
 
@@ -1029,6 +1053,7 @@ on_key_pressed (TsLayoutView          *self,
     default:
       return FALSE;
     }
+  self->handled_keyval = keyval;
   show_focus (self);
   return TRUE;
 }
@@ -1304,6 +1329,7 @@ ts_layout_view_init (TsLayoutView *self)
 
   controller = gtk_event_controller_key_new ();
   g_signal_connect_swapped (controller, "key-pressed", G_CALLBACK (on_key_pressed), self);
+  g_signal_connect_swapped (controller, "key-released", G_CALLBACK (on_key_released), self);
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
 
   /* the cached picture is in device pixels */

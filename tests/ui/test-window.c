@@ -1116,6 +1116,190 @@ test_dark_style (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+layout_style_and_drawn (gpointer data)
+{
+  TsLayoutView *view = data;
+  gboolean dark = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (view), "test-dark"));
+
+  /* laid out: the view has asked for no geometry before its first size */
+  return ts_layout_get_dark (ts_layout_view_get_layout (view)) == dark &&
+         !ts_layout_view_get_pending (view) && ts_layout_get_height (ts_layout_view_get_layout (view)) > 0;
+}
+
+/* the @nth visible tensor band of @role, or TS_LAYOUT_NO_BAND */
+static guint
+find_role_band (TsLayout     *layout,
+                TsTensorRole  role,
+                guint         nth)
+{
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+
+      if (b->type == TS_LAYOUT_BAND_TENSOR && b->visible && b->role == role && nth-- == 0)
+        return i;
+    }
+  return TS_LAYOUT_NO_BAND;
+}
+
+/* The names on the bands read at 4.5:1 or more (WCAG AA) against the
+ * band's colour, in the light style and the dark one, on both shades of
+ * a role: white text had 3.2:1 on the feed-forward green, 2.5:1 on its
+ * lighter shade, 3.8:1 on the attention blue */
+static void
+test_band_text_contrast (void)
+{
+  static const TsTensorRole roles[] = {
+    TS_TENSOR_ROLE_EMBEDDING, TS_TENSOR_ROLE_ATTENTION, TS_TENSOR_ROLE_FEED_FORWARD, TS_TENSOR_ROLE_NORM,
+  };
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  GtkSettings *settings = gtk_settings_get_default ();
+
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
+      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
+      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
+      for (guint r = 0; r < G_N_ELEMENTS (roles); r++)
+        for (guint nth = 0; nth < (roles[r] == TS_TENSOR_ROLE_EMBEDDING ? 1 : 2); nth++)
+          {
+            guint band = find_role_band (layout, roles[r], nth);
+            g_autoptr(GdkTexture) texture = NULL;
+            const TsLayoutBand *b;
+            double contrast;
+
+            g_assert_cmpuint (band, !=, TS_LAYOUT_NO_BAND);
+            ts_layout_view_zoom_to_band (view, band);
+            ts_test_wait_until (layout_drawn, view, 10, "the zoomed picture");
+            ts_test_run_for (50);
+            b = ts_layout_get_band (layout, band);
+            g_assert_true (b->visible);
+            g_assert_cmpfloat (b->width, >, 200);
+            texture = ts_test_render_widget (GTK_WIDGET (view), "the zoomed layout");
+            /* inside the band, clear of its edges and separators */
+            contrast = ts_test_rect_contrast (texture, &GRAPHENE_RECT_INIT (b->x + 4, b->y + 3,
+                                                                            b->width - 8, b->height - 6));
+            g_test_message ("%s on its band, %s style: %.2f:1", b->label, dark ? "dark" : "light", contrast);
+            g_assert_cmpfloat (contrast, >=, 4.5);
+            if (roles[r] == TS_TENSOR_ROLE_FEED_FORWARD && nth == 1)
+              save_screenshot (GTK_WIDGET (view), dark ? "band-text-dark.png" : "band-text-light.png");
+            ts_layout_view_zoom_reset (view);
+            ts_test_wait_until (layout_drawn, view, 10, "the whole picture");
+          }
+    }
+
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The outline of the band under the pointer shows in the dark style: it
+ * was a fixed near-black, 1.1:1 on the dark ground below the band */
+static void
+test_hover_outline_dark (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  GtkSettings *settings = gtk_settings_get_default ();
+  GtkEventController *motion = NULL;
+  g_autoptr(GdkTexture) plain = NULL;
+  g_autoptr(GdkTexture) hovered = NULL;
+  const TsLayoutBand *b;
+  double contrast;
+
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers) && motion == NULL; i++)
+      {
+        g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_EVENT_CONTROLLER_MOTION (c))
+          motion = c;
+      }
+  }
+  g_assert_nonnull (motion);
+
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
+      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
+      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
+      ts_test_run_for (100);
+      b = ts_layout_get_band (layout, find_role_band (layout, TS_TENSOR_ROLE_EMBEDDING, 0));
+      g_signal_emit_by_name (motion, "leave");
+      g_clear_object (&plain);
+      plain = ts_test_render_widget (GTK_WIDGET (view), "the layout");
+      g_signal_emit_by_name (motion, "motion", b->x + b->width / 2, b->y + b->height / 2);
+      g_clear_object (&hovered);
+      hovered = ts_test_render_widget (GTK_WIDGET (view), "the hovered layout");
+      /* the outline's lower edge, just below the band */
+      contrast = ts_test_pixel_contrast (plain, hovered, (int) (b->x + b->width / 2),
+                                         (int) floor (b->y + b->height));
+      g_test_message ("hover outline, %s style: %.2f:1", dark ? "dark" : "light", contrast);
+      g_assert_cmpfloat (contrast, >=, 3.0);
+    }
+  save_screenshot (GTK_WIDGET (window), "layout-hover-dark.png");
+
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The keyboard focus's outline around a band stands out from the ground
+ * (3:1, as WCAG asks of a focus indicator) in both styles: a 60% opaque
+ * light blue had 2:1 on white, 2.4:1 on the dark ground */
+static void
+test_focus_outline_contrast (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  TsLayout *layout = ts_layout_view_get_layout (view);
+  GtkSettings *settings = gtk_settings_get_default ();
+  /* what is drawn there, on the ground of the picture */
+  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_SCROLLED_WINDOW);
+
+  gtk_widget_grab_focus (GTK_WIDGET (view));
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      g_autoptr(GdkTexture) plain = NULL;
+      g_autoptr(GdkTexture) focused = NULL;
+      const TsLayoutBand *b;
+      double contrast;
+
+      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
+      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
+      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
+      ts_test_run_for (100);
+      g_assert_true (gtk_widget_has_focus (GTK_WIDGET (view)));
+      g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, TS_LAYOUT_NO_BAND);
+      b = ts_layout_get_band (layout, ts_layout_view_get_focus_band (view));
+
+      gtk_window_set_focus_visible (GTK_WINDOW (window), FALSE);
+      ts_test_run_for (100);
+      plain = ts_test_render_widget (scroller, "the layout");
+      gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+      ts_test_run_for (100);
+      focused = ts_test_render_widget (scroller, "the layout, focus shown");
+      {
+        graphene_point_t top;
+
+        /* the outline's upper edge, 6 units out from the band: on the ground */
+        g_assert_true (gtk_widget_compute_point (GTK_WIDGET (view), scroller,
+                                                 &GRAPHENE_POINT_INIT (b->x + b->width / 2, b->y - 5),
+                                                 &top));
+        contrast = ts_test_pixel_contrast (plain, focused, (int) top.x, (int) top.y);
+      }
+      g_test_message ("focus outline, %s style: %.2f:1", dark ? "dark" : "light", contrast);
+      g_assert_cmpfloat (contrast, >=, 3.0);
+    }
+
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static GtkEventController *
 find_controller (GtkWidget  *widget,
                  const char *name)
@@ -1224,6 +1408,8 @@ test_accessible_names (void)
   ts_test_assert_named (GTK_WIDGET (window));
   gtk_window_present (GTK_WINDOW (dialog));
   ts_test_assert_named (GTK_WIDGET (dialog));
+  ts_test_run_for (300);
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (dialog));
 
   gtk_window_destroy (GTK_WINDOW (dialog));
   gtk_window_destroy (GTK_WINDOW (window));
@@ -1300,6 +1486,104 @@ test_layout_announces (void)
   g_assert_cmpuint (ts_layout_view_get_focus_band (view), ==,
                     ts_layout_find_tensor (ts_layout_view_get_layout (view), tensor));
   assert_describes_focus_band (view);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* the first key controller on @widget listening in @phase */
+static GtkEventController *
+find_key_controller (GtkWidget           *widget,
+                     GtkPropagationPhase  phase)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (c) && gtk_event_controller_get_propagation_phase (c) == phase)
+        return c;
+    }
+  return NULL;
+}
+
+/* A key press and its release as GTK delivers them to the window's own
+ * key controller (capture phase) and the view's (bubble phase, after it) */
+static void
+press_and_release (GtkWindow *window,
+                   GtkWidget *widget,
+                   guint      keyval)
+{
+  GtkEventController *window_key = find_key_controller (GTK_WIDGET (window), GTK_PHASE_CAPTURE);
+  GtkEventController *key = find_key_controller (widget, GTK_PHASE_BUBBLE);
+  gboolean handled = FALSE;
+
+  g_assert_nonnull (window_key);
+  g_assert_nonnull (key);
+  g_signal_emit_by_name (window_key, "key-pressed", keyval, 0, 0, &handled);
+  g_assert_false (handled);
+  g_signal_emit_by_name (key, "key-pressed", keyval, 0, 0, &handled);
+  g_assert_true (handled);
+  g_signal_emit_by_name (window_key, "key-released", keyval, 0, 0);
+  g_signal_emit_by_name (key, "key-released", keyval, 0, 0);
+}
+
+/* The focus outline in the diagram stays once an arrow key is let go:
+ * the window hid the focus again on the release of a key that left the
+ * focus on the widget it was on, and the outline flashed while the key
+ * was held down only */
+static void
+test_layout_focus_stays_visible (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  guint first;
+
+  ts_test_wait_until (layout_drawn, view, 20, "the layout");
+  gtk_widget_grab_focus (GTK_WIDGET (view));
+  ts_test_run_for (100);
+  gtk_window_set_focus_visible (GTK_WINDOW (window), FALSE);
+  first = ts_layout_view_get_focus_band (view);
+
+  press_and_release (GTK_WINDOW (window), GTK_WIDGET (view), GDK_KEY_Right);
+  g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, first);
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (window)));
+  g_assert_true (gtk_widget_has_visible_focus (GTK_WIDGET (view)));
+
+  /* and again from a focus shown (the window leaves it alone then) */
+  press_and_release (GTK_WINDOW (window), GTK_WIDGET (view), GDK_KEY_End);
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (window)));
+  save_screenshot (GTK_WIDGET (window), "layout-focus-after-release.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* Alt and a letter activates what it names on every page of the window:
+ * the header's "_Open" and the empty page's "_Open File…" (or the error
+ * page's "_Open Another File…") shared theirs, and Alt+O only moved the
+ * focus between the two */
+static void
+test_mnemonics (void)
+{
+  g_autofree char *bad = write_file ("mnemonics-not-a-model.gguf", "GGUF", 4);
+  g_autoptr(GFile) bad_file = g_file_new_for_path (bad);
+  g_autoptr(GFile) file = g_file_new_for_path (gguf_path);
+  TsWindow *window = ts_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+  wait_for_page (window, "empty");
+  ts_test_run_for (300);
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
+
+  ts_window_open (window, bad_file);
+  wait_for_page (window, "error");
+  ts_test_run_for (300);
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
+
+  ts_window_open (window, file);
+  wait_for_page (window, "model");
+  ts_test_run_for (300);
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -2723,6 +3007,7 @@ main (int   argc,
   g_test_add_func ("/window/selection-sync", test_selection_sync);
   g_test_add_func ("/window/selection-mark", test_selection_mark);
   g_test_add_func ("/window/shortcuts", test_shortcuts_window);
+  g_test_add_func ("/window/mnemonics", test_mnemonics);
   g_test_add_func ("/window/changed-on-disk", test_changed_on_disk);
   g_test_add_func ("/window/down-from-filter", test_down_from_filter);
   g_test_add_func ("/window/zoom", test_zoom);
@@ -2731,10 +3016,14 @@ main (int   argc,
   g_test_add_func ("/window/hostile", test_hostile);
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/dark-style", test_dark_style);
+  g_test_add_func ("/window/band-text-contrast", test_band_text_contrast);
+  g_test_add_func ("/window/hover-outline-dark", test_hover_outline_dark);
+  g_test_add_func ("/window/focus-outline-contrast", test_focus_outline_contrast);
   g_test_add_func ("/window/tab-leaves-table", test_tab_leaves_table);
   g_test_add_func ("/window/tab-moves", test_tab_moves);
   g_test_add_func ("/window/accessible-names", test_accessible_names);
   g_test_add_func ("/window/layout-announces", test_layout_announces);
+  g_test_add_func ("/window/layout-focus-stays-visible", test_layout_focus_stays_visible);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
   g_test_add_func ("/window/gguf-split-set", test_gguf_split_set);
   g_test_add_func ("/window/export-dialog", test_export_dialog);

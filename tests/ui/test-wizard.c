@@ -105,6 +105,51 @@ assert_focus_on_button (TsConvertWizard *wizard,
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (focus)), ==, label);
 }
 
+/* the first label on screen under @widget whose text holds @text */
+static GtkWidget *
+find_mapped_label (GtkWidget  *widget,
+                   const char *text)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return NULL;
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_mapped_label (c, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* @label's text (found under @widget by its @text) reads at 4.5:1 or
+ * more (WCAG AA) against its ground, in the light style and in the dark
+ * one: Adwaita's status colours in GTK 4.8 did not (its error red is
+ * 2.3:1 on the dark ground, its success green 2:1 on the light one) */
+static void
+assert_readable_light_and_dark (GtkWidget  *widget,
+                                const char *text)
+{
+  GtkSettings *settings = gtk_settings_get_default ();
+  GtkWidget *label = find_mapped_label (widget, text);
+
+  g_assert_nonnull (label);
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      double contrast;
+
+      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
+      ts_test_run_for (300);
+      contrast = ts_test_text_contrast (label);
+      g_test_message ("\"%s\" in the %s style: %.2f:1", text, dark ? "dark" : "light", contrast);
+      g_assert_cmpfloat (contrast, >=, 4.5);
+    }
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  ts_test_run_for (300);
+}
+
 static void
 write_sample (const char            *dir,
               const TsSampleOptions *options)
@@ -437,6 +482,7 @@ test_wizard_end_to_end (void)
   /* Enter goes on: the focus is on Next, not on Choose Folder… */
   g_assert_true (gtk_root_get_focus (GTK_ROOT (wizard)) == ts_test_find_button (GTK_WIDGET (wizard), "_Next"));
   save_screenshot (GTK_WIDGET (wizard), "wizard-1-source.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
 
   /* 2. Options: a predicted size per output type, default name, naming */
   ts_convert_wizard_go_next (wizard);
@@ -454,6 +500,7 @@ test_wizard_end_to_end (void)
   ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_BF16);
   ts_convert_wizard_set_naming (wizard, "license", "apache-2.0");
   save_screenshot (GTK_WIDGET (wizard), "wizard-2-options.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
 
   /* 3. Preview: the plan, with the edit applied; Enter in the field just
    * edited goes on, as Next does */
@@ -471,7 +518,7 @@ test_wizard_end_to_end (void)
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   /* Next was insensitive while the plan was built, which left the focus
    * nowhere: it is back on the button that goes on, so Enter converts */
-  assert_focus_on_button (wizard, "_Convert");
+  assert_focus_on_button (wizard, "Con_vert");
   plan = ts_convert_wizard_get_plan (wizard);
   g_assert_nonnull (plan);
   g_assert_cmpint (ts_conversion_plan_get_outtype (plan), ==, TS_OUTTYPE_BF16);
@@ -480,6 +527,7 @@ test_wizard_end_to_end (void)
   g_assert_true (g_str_has_suffix (target_path, "-BF16.gguf"));
   g_assert_false (g_file_test (target_path, G_FILE_TEST_EXISTS));
   save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   assert_lists_leave_on_tab (GTK_WIDGET (wizard));
   assert_fits_half_screen (GTK_WIDGET (wizard));
 
@@ -488,6 +536,7 @@ test_wizard_end_to_end (void)
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "convert");
   /* Convert hides while it writes: the page's own button has the focus */
   assert_focus_on_button (wizard, "_Stop Conversion");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
   ts_test_run_for (300);
   assert_focus_on_button (wizard, NULL);
@@ -543,8 +592,10 @@ test_wizard_end_to_end (void)
   g_assert_null (ts_audit_pane_get_pairs_placeholder (pane));
   ts_audit_pane_show_view (pane, "checks");
   save_screenshot (GTK_WIDGET (wizard), "wizard-5-verify.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   ts_audit_pane_show_view (pane, "tensors");
   save_screenshot (GTK_WIDGET (wizard), "audit-pane-tensors.png");
+  assert_readable_light_and_dark (GTK_WIDGET (pane), "Passed");
   ts_audit_pane_show_view (pane, "sizes");
   save_screenshot (GTK_WIDGET (wizard), "audit-pane-sizes.png");
   ts_audit_pane_show_view (pane, "checks");
@@ -692,6 +743,7 @@ test_wizard_cancel (void)
   /* no temporary file either */
   g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
   save_screenshot (GTK_WIDGET (wizard), "wizard-4-cancelled.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
 
   /* Back leads to the preview again, and Convert from there converts */
@@ -794,6 +846,8 @@ test_wizard_broken_source (void)
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "source");
   save_screenshot (GTK_WIDGET (wizard), "wizard-1-broken-source.png");
+  assert_readable_light_and_dark (GTK_WIDGET (wizard), "This folder cannot be converted");
+  assert_readable_light_and_dark (GTK_WIDGET (wizard), "model-00002-of-00002.safetensors");
 
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
@@ -831,6 +885,9 @@ test_wizard_target_checks (void)
       g_assert_cmpint (ts_convert_wizard_can_go_next (wizard), ==, i == G_N_ELEMENTS (paths) - 1);
       if (i == 1)
         save_screenshot (GTK_WIDGET (wizard), "wizard-2-target-refused.png");
+      /* an error (label.error) and a warning (label.warning) */
+      if (i == 0 || i == G_N_ELEMENTS (paths) - 1)
+        assert_readable_light_and_dark (GTK_WIDGET (wizard), words[i]);
     }
   /* as typed: a folder's name with its "/", a file where a folder should
    * be, "~" for the home folder, a name alone next to the checkpoint
@@ -901,10 +958,11 @@ test_wizard_target_checks (void)
     g_assert_nonnull (replace);
     g_assert_true (gtk_widget_get_visible (replace));
     g_assert_true (gtk_widget_has_css_class (replace, "destructive-action"));
-    g_assert_null (ts_test_find_button (GTK_WIDGET (wizard), "_Convert"));
+    g_assert_null (ts_test_find_button (GTK_WIDGET (wizard), "Con_vert"));
     /* Enter in a field never replaces a file */
     g_assert_null (gtk_window_get_default_widget (GTK_WINDOW (wizard)));
     save_screenshot (GTK_WIDGET (wizard), "wizard-3-preview-replace.png");
+    ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
   }
   /* in a short window the diagram gives way: the tables keep 55 % */
   {
@@ -1591,6 +1649,7 @@ test_audit_corrupted (void)
   check_gguf_chooser (window);
   ts_audit_window_set_files (window, source, target);
   save_screenshot (GTK_WIDGET (window), "audit-choose.png");
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
   ts_audit_window_start (window);
   ts_test_wait_until (audit_finished, window, 60, "the audit");
   g_assert_cmpstr (ts_audit_window_get_page (window), ==, "result");
@@ -1638,6 +1697,8 @@ test_audit_corrupted (void)
     g_assert_true (g_file_get_contents (html_path, &html, NULL, NULL));
     g_assert_nonnull (strstr (html, expected));
   }
+  ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
+  assert_readable_light_and_dark (GTK_WIDGET (pane), "Failed");
   /* a long source name keeps its end: the role (the GGUF name says the layer) */
   {
     GtkWidget *name = ts_test_find_label (GTK_WIDGET (pane), "model.layers.1.mlp.down_proj.weight");

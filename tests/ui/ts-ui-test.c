@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "ts-ui-test.h"
@@ -349,6 +350,156 @@ ts_test_assert_named (GtkWidget *widget)
     return;
   for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
     ts_test_assert_named (c);
+}
+
+static void
+collect_mnemonics (GtkWidget  *widget,
+                   GHashTable *seen)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return;
+  if (GTK_IS_LABEL (widget) &&
+      gtk_label_get_mnemonic_keyval (GTK_LABEL (widget)) != GDK_KEY_VoidSymbol)
+    {
+      guint keyval = gdk_keyval_to_lower (gtk_label_get_mnemonic_keyval (GTK_LABEL (widget)));
+      const char *text = gtk_label_get_label (GTK_LABEL (widget));
+      const char *other = g_hash_table_lookup (seen, GUINT_TO_POINTER (keyval));
+
+      if (other != NULL)
+        g_error ("Alt+%s is the mnemonic of \"%s\" and of \"%s\"", gdk_keyval_name (keyval), other, text);
+      g_hash_table_insert (seen, GUINT_TO_POINTER (keyval), (gpointer) text);
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    collect_mnemonics (c, seen);
+}
+
+void
+ts_test_assert_mnemonics_unique (GtkWidget *widget)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  collect_mnemonics (widget, seen);
+}
+
+/* WCAG relative luminance of an 8-bit sRGB colour */
+static double
+relative_luminance (guint r,
+                    guint g,
+                    guint b)
+{
+  const guint channels[3] = { r, g, b };
+  const double weights[3] = { 0.2126, 0.7152, 0.0722 };
+  double l = 0;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      double c = channels[i] / 255.0;
+
+      c = c <= 0.04045 ? c / 12.92 : pow ((c + 0.055) / 1.055, 2.4);
+      l += weights[i] * c;
+    }
+  return l;
+}
+
+double
+ts_test_rect_contrast (GdkTexture            *texture,
+                       const graphene_rect_t *rect)
+{
+  g_autoptr(GHashTable) counts = g_hash_table_new (NULL, NULL);
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  g_autofree guint32 *pixels = g_new (guint32, (gsize) width * height);
+  int x0 = MAX (0, (int) rect->origin.x);
+  int y0 = MAX (0, (int) rect->origin.y);
+  int x1 = MIN (width, (int) (rect->origin.x + rect->size.width));
+  int y1 = MIN (height, (int) (rect->origin.y + rect->size.height));
+  guint32 ground = 0;
+  guint best = 0;
+  double ground_l, text_l;
+
+  g_assert_cmpint (x0, <, x1);
+  g_assert_cmpint (y0, <, y1);
+
+  /* premultiplied ARGB, native endian; opaque there */
+  gdk_texture_download (texture, (guchar *) pixels, (gsize) width * 4);
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        guint32 p = pixels[(gsize) y * width + x] | 0xff000000;
+        guint n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, GUINT_TO_POINTER (p))) + 1;
+
+        g_hash_table_insert (counts, GUINT_TO_POINTER (p), GUINT_TO_POINTER (n));
+        if (n > best)
+          {
+            best = n;
+            ground = p;
+          }
+      }
+
+  ground_l = relative_luminance ((ground >> 16) & 0xff, (ground >> 8) & 0xff, ground & 0xff);
+  text_l = ground_l;
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        guint32 p = pixels[(gsize) y * width + x];
+        double l = relative_luminance ((p >> 16) & 0xff, (p >> 8) & 0xff, p & 0xff);
+
+        if (fabs (l - ground_l) > fabs (text_l - ground_l))
+          text_l = l;
+      }
+  return (MAX (ground_l, text_l) + 0.05) / (MIN (ground_l, text_l) + 0.05);
+}
+
+static double
+pixel_luminance (GdkTexture *texture,
+                 int         x,
+                 int         y)
+{
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  g_autofree guint32 *pixels = g_new (guint32, (gsize) width * height);
+  guint32 p;
+
+  g_assert_cmpint (x, >=, 0);
+  g_assert_cmpint (y, >=, 0);
+  g_assert_cmpint (x, <, width);
+  g_assert_cmpint (y, <, height);
+  gdk_texture_download (texture, (guchar *) pixels, (gsize) width * 4);
+  p = pixels[(gsize) y * width + x];
+  return relative_luminance ((p >> 16) & 0xff, (p >> 8) & 0xff, p & 0xff);
+}
+
+double
+ts_test_pixel_contrast (GdkTexture *a,
+                        GdkTexture *b,
+                        int         x,
+                        int         y)
+{
+  double la = pixel_luminance (a, x, y);
+  double lb = pixel_luminance (b, x, y);
+
+  return (MAX (la, lb) + 0.05) / (MIN (la, lb) + 0.05);
+}
+
+double
+ts_test_text_contrast (GtkWidget *label)
+{
+  GtkWidget *window = GTK_WIDGET (gtk_widget_get_root (label));
+  g_autoptr(GdkTexture) texture = ts_test_render_widget (window, "the label's window");
+  graphene_rect_t bounds, frame;
+  double sx, sy;
+
+  g_assert_true (gtk_widget_get_mapped (label));
+  g_assert_true (gtk_widget_compute_bounds (label, window, &bounds));
+  /* the window's picture starts at its bounds (with the frame's shadow
+   * around the window) and is scaled to the window's size */
+  g_assert_true (gtk_widget_compute_bounds (window, window, &frame));
+  sx = gdk_texture_get_width (texture) / frame.size.width;
+  sy = gdk_texture_get_height (texture) / frame.size.height;
+  return ts_test_rect_contrast (texture, &GRAPHENE_RECT_INIT ((bounds.origin.x - frame.origin.x) * sx,
+                                                              (bounds.origin.y - frame.origin.y) * sy,
+                                                              bounds.size.width * sx,
+                                                              bounds.size.height * sy));
 }
 
 GtkWindow *

@@ -72,6 +72,25 @@ void ts_test_assert_tab_leaves     (GtkWidget  *view);
  * that has none (GTK 4.8 gives those their type's name, "GtkImage"). */
 void ts_test_assert_named          (GtkWidget  *widget);
 
+/* Each mnemonic (Alt+letter) of the labels and buttons on screen under
+ * @widget (its window: the header bar too) is there once: GTK moves the
+ * focus between the widgets of a letter used twice and activates none */
+void ts_test_assert_mnemonics_unique (GtkWidget *widget);
+
+/* The contrast ratio (WCAG: 1 to 21) of what is drawn in @rect of
+ * @texture: the most common pixel there is the ground, the pixel farthest
+ * from it in luminance the text */
+double ts_test_rect_contrast        (GdkTexture            *texture,
+                                     const graphene_rect_t *rect);
+/* The contrast ratio of the pixel at @x, @y of @a to the same pixel of
+ * @b (@b: the picture drawn again with a mark added, say) */
+double ts_test_pixel_contrast       (GdkTexture            *a,
+                                     GdkTexture            *b,
+                                     int                    x,
+                                     int                    y);
+/* The same for @label's text (on screen) as drawn in its window */
+double ts_test_text_contrast        (GtkWidget             *label);
+
 /* the visible toplevel of @type (a class or an interface), if any */
 GtkWindow *ts_test_find_toplevel   (GType       type);
 
