@@ -203,6 +203,14 @@ def main():
     r = run("convert", good, "-o", existing, "--force")
     check("--force replaces", r.returncode == 0 and open(existing, "rb").read(4) == b"GGUF", r.stderr)
 
+    # --json to a full stdout: the file is written, the run fails and says why
+    with open("/dev/full", "w") as full:
+        r2 = subprocess.run([CLI, "convert", good, "-o", existing, "--force", "--json"],
+                            stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    check("convert --json to a full stdout: exit 1, 'could not write the output', the file written",
+          r2.returncode == 1 and "could not write the output" in r2.stderr
+          and open(existing, "rb").read(4) == b"GGUF", "exit %d: %s" % (r2.returncode, r2.stderr))
+
     # --json on success: what was written, read back from the file itself
     r = run("convert", good, "-o", existing, "--force", "--json", "--outtype", "q8_0")
     try:

@@ -712,6 +712,10 @@ describe_format (TsModelFile *model)
 {
   guint n_parts = g_list_model_get_n_items (ts_model_file_get_parts (model));
 
+  if (TS_IS_GGUF_FILE (model) && n_parts > 1)
+    return g_strdup_printf ("gguf v%u, split into %u files, alignment %u in the first",
+                            ts_gguf_file_get_version (TS_GGUF_FILE (model)), n_parts,
+                            ts_gguf_file_get_alignment (TS_GGUF_FILE (model)));
   if (TS_IS_GGUF_FILE (model))
     return g_strdup_printf ("gguf v%u, alignment %u",
                             ts_gguf_file_get_version (TS_GGUF_FILE (model)),

@@ -126,6 +126,18 @@ _ts_file_part_open (GFile   *file,
     TsFilePart *self = _ts_file_part_new (file, index, mapping,
                                           g_mapped_file_get_length (mapping));
 
+    /* unguarded, a file cut short while open would kill the process */
+    if (self->guard < 0)
+      {
+        g_autofree char *max = _ts_format_count (TS_MAP_GUARD_MAX);
+
+        g_object_unref (self);
+        g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_COUNT_TOO_LARGE,
+                     _("%s: more than %s files are open at once, the most Tensorscope "
+                       "reads (a checkpoint or split set of fewer files, or fewer models "
+                       "open)"), name, max);
+        return NULL;
+      }
     self->dev = (guint64) st.st_dev;
     self->ino = (guint64) st.st_ino;
     return self;

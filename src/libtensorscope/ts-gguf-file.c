@@ -755,6 +755,8 @@ load_file (GFile           *file,
 
 #define SPLIT_NAME_SUFFIX "-%05u-of-%05u.gguf"
 
+/* split.no or split.count: FALSE if @model lacks it; a value of another
+ * type than uint16, which llama.cpp refuses, is G_MAXUINT */
 static gboolean
 get_split_key (TsModelFile *model,
                const char  *key,
@@ -762,10 +764,11 @@ get_split_key (TsModelFile *model,
 {
   TsMetadataEntry *entry = ts_model_file_lookup_metadata (model, key);
 
-  /* llama.cpp reads them as uint16 and refuses any other type */
-  if (entry == NULL || ts_metadata_entry_get_value_type (entry) != TS_VALUE_UINT16)
+  if (entry == NULL)
     return FALSE;
-  *value = (guint) ts_metadata_entry_get_uint64 (entry);
+  *value = ts_metadata_entry_get_value_type (entry) == TS_VALUE_UINT16
+         ? (guint) ts_metadata_entry_get_uint64 (entry)
+         : G_MAXUINT;
   return TRUE;
 }
 
@@ -868,6 +871,29 @@ merge_split (TsModelFile  *model,
   _ts_model_file_add_part (model, part);
   for (guint i = 0; warnings[i] != NULL; i++)
     _ts_model_file_add_warning (model, "%s", warnings[i]);
+  /* llama.cpp reads the model's metadata from the first file only */
+  {
+    GListModel *metadata = ts_model_file_get_metadata (split);
+    guint n_other = 0;
+
+    for (guint i = 0; i < g_list_model_get_n_items (metadata); i++)
+      {
+        g_autoptr(TsMetadataEntry) entry = g_list_model_get_item (metadata, i);
+
+        if (!g_str_has_prefix (ts_metadata_entry_get_key (entry), "split."))
+          n_other++;
+      }
+    if (n_other > 0)
+      _ts_model_file_add_warning (model,
+                                  g_dngettext (GETTEXT_PACKAGE,
+                                               "%s: %u metadata key besides split.* is not "
+                                               "shown: llama.cpp reads a split set's metadata "
+                                               "from its first file only",
+                                               "%s: %u metadata keys besides split.* are not "
+                                               "shown: llama.cpp reads a split set's metadata "
+                                               "from its first file only", n_other),
+                                  ts_file_part_get_name (part), n_other);
+  }
   return TRUE;
 }
 
@@ -895,10 +921,17 @@ load_split_set (TsModelFile     *model,
     {
       g_autofree char *suffix = g_strdup_printf (SPLIT_NAME_SUFFIX, no + 1, count);
 
-      _ts_model_file_add_warning (model,
-                                  _("%s: split %u of %u by its split.no and split.count, but "
-                                    "its name does not end in %s as llama.cpp's split files do: "
-                                    "read alone"), name, no + 1, count, suffix);
+      if (g_str_equal (name, suffix))
+        _ts_model_file_add_warning (model,
+                                    _("%s: split %u of %u by its split.no and split.count, but "
+                                      "its name has no model name before the split number, as "
+                                      "llama.cpp's split files do: read alone"),
+                                    name, no + 1, count);
+      else
+        _ts_model_file_add_warning (model,
+                                    _("%s: split %u of %u by its split.no and split.count, but "
+                                      "its name does not end in %s as llama.cpp's split files "
+                                      "do: read alone"), name, no + 1, count, suffix);
       return g_object_ref (model);
     }
   if (name_no != no || name_count != count)
@@ -914,26 +947,34 @@ load_split_set (TsModelFile     *model,
       g_autofree char *sibling = split_name (prefix, i, count);
       g_autoptr(GFile) path = g_file_get_child (dir, sibling);
 
+      /* a cancelled query answers "unknown", not "missing" */
+      if (i % 256 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
       if (i != no && g_file_query_file_type (path, G_FILE_QUERY_INFO_NONE, cancellable) != G_FILE_TYPE_REGULAR)
         {
           if (n_missing++ < 3)
             g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", sibling);
         }
     }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   if (n_missing > 0)
     {
       _ts_model_file_add_warning (model,
                                   g_dngettext (GETTEXT_PACKAGE,
                                                "%s: split %u of %u, and %u file of the set is "
-                                               "not in its folder (%s%s): read alone",
+                                               "not a file in its folder (%s%s): read alone",
                                                "%s: split %u of %u, and %u files of the set are "
-                                               "not in its folder (%s%s): read alone", n_missing),
+                                               "not files in its folder (%s%s): read alone",
+                                               n_missing),
                                   name, no + 1, count, n_missing, missing->str,
                                   n_missing > 3 ? ", …" : "");
       return g_object_ref (model);
     }
 
-  /* the set from its first file, whose metadata is the model's */
+  /* the set from its first file, whose metadata is the model's; the file
+   * opened was read with the progress already, the others report as
+   * splits of the set */
   if (no == 0)
     first = g_object_ref (model);
   else
@@ -941,9 +982,10 @@ load_split_set (TsModelFile     *model,
       g_autofree char *first_name = split_name (prefix, 0, count);
       g_autoptr(GFile) path = g_file_get_child (dir, first_name);
 
-      if ((first = TS_MODEL_FILE (load_file (path, 0, progress, cancellable, error))) == NULL)
+      if ((first = TS_MODEL_FILE (load_file (path, 0, NULL, cancellable, error))) == NULL)
         return NULL;
     }
+  _ts_model_file_set_progress (first, progress);
   for (guint i = 1; i < count; i++)
     {
       g_autofree char *sibling = split_name (prefix, i, count);
@@ -972,18 +1014,25 @@ load_split_set (TsModelFile     *model,
         return NULL;
       }
   }
-  /* llama.cpp refuses a set that does not hold as many tensors as this says */
+  /* llama.cpp refuses a set without this key, and one that does not hold
+   * as many tensors as it says */
   n_tensors = ts_model_file_lookup_metadata (first, "split.tensors.count");
-  if (n_tensors != NULL &&
-      (ts_metadata_entry_get_value_type (n_tensors) != TS_VALUE_INT32 ||
-       ts_metadata_entry_get_int64 (n_tensors) != (gint64) ts_model_file_get_n_tensors (first)))
+  if (n_tensors == NULL || ts_metadata_entry_get_value_type (n_tensors) != TS_VALUE_INT32)
+    {
+      g_autofree char *first_name = dup_first_part_name (first);
+
+      _ts_model_file_add_warning (first,
+                                  _("%s: split.tensors.count is missing or not an int32: "
+                                    "llama.cpp refuses such a split set"), first_name);
+    }
+  else if (ts_metadata_entry_get_int64 (n_tensors) != (gint64) ts_model_file_get_n_tensors (first))
     {
       g_autofree char *value = ts_metadata_entry_to_string (n_tensors);
       g_autofree char *first_name = dup_first_part_name (first);
 
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
-                   _("%s: split.tensors.count is %s (int32), but the %u files of the set hold "
-                     "%u tensors"), first_name, value, count, ts_model_file_get_n_tensors (first));
+                   _("%s: split.tensors.count is %s, but the %u files of the set hold %u "
+                     "tensors"), first_name, value, count, ts_model_file_get_n_tensors (first));
       return NULL;
     }
   return g_steal_pointer (&first);
@@ -1000,7 +1049,18 @@ _ts_gguf_file_load (GFile           *file,
 
   if (model == NULL)
     return NULL;
-  if (!get_split_key (model, "split.count", &count) || count < 2)
+  if (!get_split_key (model, "split.count", &count))
+    return g_steal_pointer (&model);
+  if (count == G_MAXUINT)
+    {
+      g_autofree char *name = g_file_get_basename (file);
+
+      _ts_model_file_add_warning (model,
+                                  _("%s: split.count is not a uint16, and llama.cpp refuses the "
+                                    "file: read alone"), name);
+      return g_steal_pointer (&model);
+    }
+  if (count < 2)
     return g_steal_pointer (&model);
   if (!get_split_key (model, "split.no", &no) || no >= count)
     {

@@ -28,7 +28,10 @@
 
 #include "ts-map-guard-private.h"
 
-#define MAX_GUARDS 1024
+/* mapped files guarded at once, in all the models open: a checkpoint or
+ * a split set of more files is refused (_ts_file_part_open()) rather than
+ * read unguarded */
+#define MAX_GUARDS TS_MAP_GUARD_MAX
 
 typedef struct
 {

@@ -268,7 +268,7 @@ on_converted (GObject      *source,
 }
 
 /* convert --json: what was written, as one JSON object on stdout */
-static gboolean
+static void
 print_result_json (TsConversionPlan *plan,
                    GFile            *target,
                    double            seconds)
@@ -292,7 +292,8 @@ print_result_json (TsConversionPlan *plan,
   json_builder_end_object (b);
   node = json_builder_get_root (b);
   text = ts_report_to_string (node, TRUE);
-  return ts_cli_print_json (text) && ts_cli_print_json ("\n");
+  if (ts_cli_print_json (text))
+    ts_cli_print_json ("\n");
 }
 
 static gboolean
@@ -372,9 +373,9 @@ ts_cli_convert (int    argc,
   g_option_context_set_description (context,
     "The output is written into a hidden temporary file next to OUT.gguf and renamed\n"
     "into place once complete and synced. Exit status: 0 if the file was written,\n"
-    "1 if the conversion failed (nothing is left at OUT.gguf), 2 on a usage error.\n"
-    "Stopped by Ctrl+C, SIGTERM or SIGHUP, it removes the temporary file and ends\n"
-    "by that signal.");
+    "1 if the conversion failed (OUT.gguf is left as it was) or its output could\n"
+    "not be printed, 2 on a usage error. Stopped by Ctrl+C, SIGTERM or SIGHUP, it\n"
+    "removes the temporary file and ends by that signal.");
   /* --tokenizer-pre help needs no MODEL_DIR */
   if (!ts_cli_parse (context, &argc, &argv, 0, 1, &status))
     return status;
@@ -459,9 +460,10 @@ ts_cli_convert (int    argc,
           die_by_stop_signal ();
         return status;
       }
-    /* the file is written; a closed stdout fails the run all the same */
-    if (json && !print_result_json (plan, target, seconds))
-      return 1;
+    /* the file is written; an output that cannot be written (a full disk,
+     * a closed pipe) fails the run all the same, said by the caller */
+    if (json)
+      print_result_json (plan, target, seconds);
   }
   return 0;
 }

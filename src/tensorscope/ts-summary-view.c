@@ -238,6 +238,9 @@ ts_summary_view_set_model_file (TsSummaryView *self,
           /* each file of a split set has its own; the first's are shown */
           g_autofree char *in_first = NULL;
 
+          in_first = g_strdup_printf (_("%s (in the first file)"), alignment);
+          g_free (alignment);
+          alignment = g_steal_pointer (&in_first);
           in_first = g_strdup_printf (_("%s (in the first file)"), meta_end);
           g_free (meta_end);
           meta_end = g_steal_pointer (&in_first);

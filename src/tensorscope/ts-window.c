@@ -117,6 +117,9 @@ update_actions (TsWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-reset", zoomed);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-back", zoomed);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reload", self->file != NULL);
+  /* Escape stops a load, and only a load */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load",
+                                 g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "loading") == 0);
 }
 
 /* Detaches the loading page from the loader; the load itself is stopped
@@ -266,6 +269,15 @@ set_model (TsWindow    *self,
   add_to_recent (self, ts_model_file_get_file (model));
   watch_files (self, model);
   show_page (self, "model");
+  /* the keyboard starts on the diagram, not on the hidden Cancel of the
+   * loading page (GTK's fallback for it depends on what else showed) */
+  {
+    GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+    GtkWidget *page = gtk_stack_get_child_by_name (self->stack, "model");
+
+    if (focus == NULL || !gtk_widget_is_ancestor (focus, page))
+      gtk_widget_grab_focus (GTK_WIDGET (self->layout_view));
+  }
 }
 
 static void
@@ -1058,6 +1070,7 @@ ts_window_class_init (TsWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.open-folder", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel-load", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom-in", NULL);

@@ -1083,6 +1083,12 @@ layout_drawn (gpointer data)
 }
 
 static gboolean
+widget_has_focus (gpointer data)
+{
+  return gtk_widget_has_focus (data);
+}
+
+static gboolean
 layout_dark_and_drawn (gpointer data)
 {
   TsLayoutView *view = data;
@@ -1273,7 +1279,7 @@ test_focus_outline_contrast (void)
       g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
       ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
       ts_test_run_for (100);
-      g_assert_true (gtk_widget_has_focus (GTK_WIDGET (view)));
+      ts_test_wait_until (widget_has_focus, view, 10, "the window to be active");
       g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, TS_LAYOUT_NO_BAND);
       b = ts_layout_get_band (layout, ts_layout_view_get_focus_band (view));
 
@@ -1452,8 +1458,12 @@ test_layout_announces (void)
   ts_window_open (window, file);
   wait_for_page (window, "model");
   ts_test_wait_until (layout_drawn, view, 20, "the layout");
+  /* the diagram is the window's focus widget once the model shows (the
+   * loading page's Cancel had it); it has the focus once the X server (no
+   * window manager here) makes the window active */
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == GTK_WIDGET (view));
+  ts_test_wait_until (widget_has_focus, view, 10, "the window to be active");
   ts_test_run_for (200);
-  g_assert_true (gtk_widget_has_focus (GTK_WIDGET (view)));
   assert_describes_focus_band (view);
   first = ts_layout_view_get_focus_band (view);
 
@@ -2731,6 +2741,64 @@ test_replace_while_loading (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The action a key bound on @widget's class runs, as the window's
+ * shortcut controllers hold it (NULL if none) */
+static GtkShortcut *
+find_key_shortcut (GtkWidget *widget,
+                   guint      keyval)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (c))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (c)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (c), j);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (GTK_IS_KEYVAL_TRIGGER (trigger) &&
+              gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == keyval &&
+              gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) == 0)
+            return g_steal_pointer (&shortcut);
+        }
+    }
+  return NULL;
+}
+
+/* Escape stops a load, as the loading page's Cancel does, and does
+ * nothing once the model shows */
+static void
+test_escape_cancels_loading (void)
+{
+  TsWindow *window = ts_window_new (app);
+  g_autoptr(GtkShortcut) escape = find_key_shortcut (GTK_WIDGET (window), GDK_KEY_Escape);
+  GtkShortcutAction *action;
+
+  g_assert_nonnull (escape);
+  action = gtk_shortcut_get_action (escape);
+  gtk_window_present (GTK_WINDOW (window));
+  open_slowly (window, gguf_path, 30000);
+  ts_test_run_for (100);
+  g_assert_true (gtk_shortcut_action_activate (action, 0, GTK_WIDGET (window), NULL));
+  g_assert_cmpstr (ts_window_get_page (window), ==, "empty");
+  ts_test_run_for (300);
+  g_assert_cmpstr (ts_window_get_page (window), ==, "empty");
+
+  {
+    g_autoptr(GFile) gguf = g_file_new_for_path (gguf_path);
+
+    ts_window_open (window, gguf);
+    wait_for_page (window, "model");
+  }
+  g_assert_false (gtk_shortcut_action_activate (action, 0, GTK_WIDGET (window), NULL));
+  g_assert_cmpstr (ts_window_get_page (window), ==, "model");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Closing a window that is loading frees it at once, the load stopped */
 static void
 test_close_while_loading (void)
@@ -3030,6 +3098,7 @@ main (int   argc,
   g_test_add_func ("/window/export-page-limits", test_export_page_limits);
   g_test_add_func ("/window/show-export", test_show_export);
   g_test_add_func ("/window/replace-while-loading", test_replace_while_loading);
+  g_test_add_func ("/window/escape-cancels-loading", test_escape_cancels_loading);
   g_test_add_func ("/window/close-while-loading", test_close_while_loading);
   g_test_add_func ("/window/drop-after-failure", test_drop_after_failure);
   g_test_add_func ("/window/truncated-while-open", test_truncated_while_open);
