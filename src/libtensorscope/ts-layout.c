@@ -2738,6 +2738,7 @@ typedef struct
   gboolean              show_legend;
   guint64               view_start;
   guint64               view_end;
+  guint64               delay_us;     /* test hook: a pause before the work */
 } ExportData;
 
 static void
@@ -2769,6 +2770,9 @@ export_worker (GTask        *task,
   layout->view_start = ed->view_start;
   layout->view_end = ed->view_end;
 
+  /* the test hook's pause, which a cancellation ends */
+  for (guint64 waited = 0; waited < ed->delay_us && !g_cancellable_is_cancelled (cancellable); waited += 10000)
+    g_usleep (10000);
   if (ts_layout_export (layout, ed->file, ed->format, ed->width, ed->height,
                         cancellable, &error))
     g_task_return_boolean (task, TRUE);
@@ -2806,6 +2810,13 @@ ts_layout_export_async (TsLayout              *self,
   ed->show_legend = self->show_legend;
   ed->view_start = self->view_start;
   ed->view_end = self->view_end;
+  /* test hook: an export that takes this long (µs), to act on while it
+   * runs; read here, not on the worker, which must not call getenv() */
+  {
+    const char *delay = g_getenv ("TENSORSCOPE_TEST_EXPORT_DELAY_US");
+
+    ed->delay_us = delay != NULL ? g_ascii_strtoull (delay, NULL, 10) : 0;
+  }
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, ts_layout_export_async);

@@ -1122,6 +1122,26 @@ test_dark_style (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The first controller of @type on @widget (listening in @phase, or in
+ * any phase for GTK_PHASE_NONE) */
+static GtkEventController *
+find_controller_of_type (GtkWidget           *widget,
+                         GType                type,
+                         GtkPropagationPhase  phase)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (c, type) &&
+          (phase == GTK_PHASE_NONE || gtk_event_controller_get_propagation_phase (c) == phase))
+        return c;
+    }
+  return NULL;
+}
+
 static gboolean
 layout_style_and_drawn (gpointer data)
 {
@@ -1131,6 +1151,17 @@ layout_style_and_drawn (gpointer data)
   /* laid out: the view has asked for no geometry before its first size */
   return ts_layout_get_dark (ts_layout_view_get_layout (view)) == dark &&
          !ts_layout_view_get_pending (view) && ts_layout_get_height (ts_layout_view_get_layout (view)) > 0;
+}
+
+/* The light (@dark FALSE) or dark style, once the view has drawn in it */
+static void
+set_layout_style (TsLayoutView *view,
+                  gboolean      dark)
+{
+  g_object_set (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", dark, NULL);
+  g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
+  ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
+  ts_test_run_for (100);
 }
 
 /* the @nth visible tensor band of @role, or TS_LAYOUT_NO_BAND */
@@ -1166,9 +1197,7 @@ test_band_text_contrast (void)
 
   for (guint dark = 0; dark < 2; dark++)
     {
-      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
-      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
-      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
+      set_layout_style (view, (gboolean) dark);
       for (guint r = 0; r < G_N_ELEMENTS (roles); r++)
         for (guint nth = 0; nth < (roles[r] == TS_TENSOR_ROLE_EMBEDDING ? 1 : 2); nth++)
           {
@@ -1216,25 +1245,12 @@ test_hover_outline_dark (void)
   const TsLayoutBand *b;
   double contrast;
 
-  {
-    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
-
-    for (guint i = 0; i < g_list_model_get_n_items (controllers) && motion == NULL; i++)
-      {
-        g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
-
-        if (GTK_IS_EVENT_CONTROLLER_MOTION (c))
-          motion = c;
-      }
-  }
+  motion = find_controller_of_type (GTK_WIDGET (view), GTK_TYPE_EVENT_CONTROLLER_MOTION, GTK_PHASE_NONE);
   g_assert_nonnull (motion);
 
   for (guint dark = 0; dark < 2; dark++)
     {
-      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
-      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
-      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
-      ts_test_run_for (100);
+      set_layout_style (view, (gboolean) dark);
       b = ts_layout_get_band (layout, find_role_band (layout, TS_TENSOR_ROLE_EMBEDDING, 0));
       g_signal_emit_by_name (motion, "leave");
       g_clear_object (&plain);
@@ -1275,10 +1291,7 @@ test_focus_outline_contrast (void)
       const TsLayoutBand *b;
       double contrast;
 
-      g_object_set (settings, "gtk-application-prefer-dark-theme", (gboolean) dark, NULL);
-      g_object_set_data (G_OBJECT (view), "test-dark", GINT_TO_POINTER (dark));
-      ts_test_wait_until (layout_style_and_drawn, view, 10, "the picture in the style");
-      ts_test_run_for (100);
+      set_layout_style (view, (gboolean) dark);
       ts_test_wait_until (widget_has_focus, view, 10, "the window to be active");
       g_assert_cmpuint (ts_layout_view_get_focus_band (view), !=, TS_LAYOUT_NO_BAND);
       b = ts_layout_get_band (layout, ts_layout_view_get_focus_band (view));
@@ -1468,17 +1481,7 @@ test_layout_announces (void)
   first = ts_layout_view_get_focus_band (view);
 
   /* Right: the next band, described */
-  {
-    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
-
-    for (guint i = 0; i < g_list_model_get_n_items (controllers) && key == NULL; i++)
-      {
-        g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
-
-        if (GTK_IS_EVENT_CONTROLLER_KEY (c))
-          key = c;
-      }
-  }
+  key = find_controller_of_type (GTK_WIDGET (view), GTK_TYPE_EVENT_CONTROLLER_KEY, GTK_PHASE_NONE);
   g_assert_nonnull (key);
   gtk_window_set_focus_visible (GTK_WINDOW (window), FALSE);
   g_signal_emit_by_name (key, "key-pressed", GDK_KEY_Right, 0, 0, &handled);
@@ -1500,23 +1503,6 @@ test_layout_announces (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-/* the first key controller on @widget listening in @phase */
-static GtkEventController *
-find_key_controller (GtkWidget           *widget,
-                     GtkPropagationPhase  phase)
-{
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
-
-      if (GTK_IS_EVENT_CONTROLLER_KEY (c) && gtk_event_controller_get_propagation_phase (c) == phase)
-        return c;
-    }
-  return NULL;
-}
-
 /* A key press and its release as GTK delivers them to the window's own
  * key controller (capture phase) and the view's (bubble phase, after it) */
 static void
@@ -1524,8 +1510,8 @@ press_and_release (GtkWindow *window,
                    GtkWidget *widget,
                    guint      keyval)
 {
-  GtkEventController *window_key = find_key_controller (GTK_WIDGET (window), GTK_PHASE_CAPTURE);
-  GtkEventController *key = find_key_controller (widget, GTK_PHASE_BUBBLE);
+  GtkEventController *window_key = find_controller_of_type (GTK_WIDGET (window), GTK_TYPE_EVENT_CONTROLLER_KEY, GTK_PHASE_CAPTURE);
+  GtkEventController *key = find_controller_of_type (widget, GTK_TYPE_EVENT_CONTROLLER_KEY, GTK_PHASE_BUBBLE);
   gboolean handled = FALSE;
 
   g_assert_nonnull (window_key);
@@ -2312,18 +2298,11 @@ test_sharded_sample (void)
     TsLayoutView *view = ts_window_get_layout_view (window);
     GtkWidget *viewport = gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_VIEWPORT);
     GtkAdjustment *adj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport));
-    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
-    GtkEventController *key = NULL;
+    GtkEventController *key = find_controller_of_type (GTK_WIDGET (view), GTK_TYPE_EVENT_CONTROLLER_KEY,
+                                                       GTK_PHASE_NONE);
     static const guint keys[] = { GDK_KEY_End, GDK_KEY_Home, GDK_KEY_Right, GDK_KEY_End, GDK_KEY_Left };
     gboolean handled;
 
-    for (guint i = 0; i < g_list_model_get_n_items (controllers) && key == NULL; i++)
-      {
-        g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
-
-        if (GTK_IS_EVENT_CONTROLLER_KEY (c))
-          key = c;
-      }
     g_assert_nonnull (key);
     /* a pane shorter than the strips */
     gtk_paned_set_position (GTK_PANED (gtk_widget_get_ancestor (viewport, GTK_TYPE_PANED)), 160);
@@ -2949,6 +2928,9 @@ test_close_export_while_writing (void)
   g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
   window = open_in_new_window (gguf_path);
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  /* each export still running when the test closes something, however
+   * fast the machine draws this small model */
+  g_setenv ("TENSORSCOPE_TEST_EXPORT_DELAY_US", "3000000", TRUE);
 
   /* the dialog closed: its export stops */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL));
@@ -2974,6 +2956,7 @@ test_close_export_while_writing (void)
   ts_test_run_for (500);
   g_assert_null (ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG));
   g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+  g_unsetenv ("TENSORSCOPE_TEST_EXPORT_DELAY_US");
 }
 
 static gboolean
