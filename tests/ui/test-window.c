@@ -1096,6 +1096,15 @@ layout_dark_and_drawn (gpointer data)
   return ts_layout_get_dark (ts_layout_view_get_layout (view)) && !ts_layout_view_get_pending (view);
 }
 
+/* the light style back (the settings outlive the window), then @window
+ * closed */
+static void
+close_in_light_style (TsWindow *window)
+{
+  g_object_set (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* In a dark style the layout picture is light on dark, not a white box */
 static void
 test_dark_style (void)
@@ -1118,8 +1127,7 @@ test_dark_style (void)
   g_assert_cmpfloat (pixel_luminance (dark, 4, 4), <, 0.3);
   save_screenshot (GTK_WIDGET (window), "model-dark.png");
 
-  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_in_light_style (window);
 }
 
 /* The first controller of @type on @widget (listening in @phase, or in
@@ -1193,7 +1201,6 @@ test_band_text_contrast (void)
   TsWindow *window = open_in_new_window (gguf_path);
   TsLayoutView *view = ts_window_get_layout_view (window);
   TsLayout *layout = ts_layout_view_get_layout (view);
-  GtkSettings *settings = gtk_settings_get_default ();
 
   for (guint dark = 0; dark < 2; dark++)
     {
@@ -1226,8 +1233,7 @@ test_band_text_contrast (void)
           }
     }
 
-  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_in_light_style (window);
 }
 
 /* The outline of the band under the pointer shows in the dark style: it
@@ -1238,7 +1244,6 @@ test_hover_outline_dark (void)
   TsWindow *window = open_in_new_window (gguf_path);
   TsLayoutView *view = ts_window_get_layout_view (window);
   TsLayout *layout = ts_layout_view_get_layout (view);
-  GtkSettings *settings = gtk_settings_get_default ();
   GtkEventController *motion = NULL;
   g_autoptr(GdkTexture) plain = NULL;
   g_autoptr(GdkTexture) hovered = NULL;
@@ -1266,8 +1271,7 @@ test_hover_outline_dark (void)
     }
   save_screenshot (GTK_WIDGET (window), "layout-hover-dark.png");
 
-  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_in_light_style (window);
 }
 
 /* The keyboard focus's outline around a band stands out from the ground
@@ -1279,7 +1283,6 @@ test_focus_outline_contrast (void)
   TsWindow *window = open_in_new_window (gguf_path);
   TsLayoutView *view = ts_window_get_layout_view (window);
   TsLayout *layout = ts_layout_view_get_layout (view);
-  GtkSettings *settings = gtk_settings_get_default ();
   /* what is drawn there, on the ground of the picture */
   GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_SCROLLED_WINDOW);
 
@@ -1315,8 +1318,7 @@ test_focus_outline_contrast (void)
       g_assert_cmpfloat (contrast, >=, 3.0);
     }
 
-  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_in_light_style (window);
 }
 
 static GtkEventController *
