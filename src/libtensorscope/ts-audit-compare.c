@@ -21,6 +21,7 @@
 #include "ts-audit-private.h"
 #include "ts-dequant-private.h"
 #include "ts-le-private.h"
+#include "ts-test-hook-private.h"
 
 #define CHUNK_BYTES (4u << 20)
 #define PREFETCH_CHUNKS 4
@@ -997,12 +998,9 @@ _ts_compare_run (GPtrArray          *jobs,
   runner.progress_data = progress_data;
   runner.cancellable = cancellable;
   /* for the UI tests: an audit slow enough to be closed while it runs */
-  if (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US") != NULL)
-    runner.chunk_delay_us = (gulong) g_ascii_strtoull (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US"), NULL, 10);
+  runner.chunk_delay_us = (gulong) _ts_test_hook ("TENSORSCOPE_TEST_AUDIT_CHUNK_DELAY_US", 0);
   /* for the tests: tensors cut into many chunks, whose tallies merge */
-  runner.chunk_bytes = CHUNK_BYTES;
-  if (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_BYTES") != NULL)
-    runner.chunk_bytes = MAX (1, g_ascii_strtoull (g_getenv ("TENSORSCOPE_TEST_AUDIT_CHUNK_BYTES"), NULL, 10));
+  runner.chunk_bytes = MAX (1, _ts_test_hook ("TENSORSCOPE_TEST_AUDIT_CHUNK_BYTES", CHUNK_BYTES));
   g_mutex_init (&runner.lock);
   for (guint i = 0; i < jobs->len; i++)
     add_chunks (&runner, g_ptr_array_index (jobs, i));

@@ -27,6 +27,7 @@
 
 #include "ts-converter.h"
 #include "ts-side-file-private.h"
+#include "ts-test-hook-private.h"
 
 /* The output file is cut into blocks of BLOCK_BYTES (a test hook can make
  * them smaller). A worker assembles a whole block in an aligned buffer
@@ -117,15 +118,6 @@ ts_converter_class_init (TsConverterClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
-static guint64
-test_hook (const char *name,
-           guint64     fallback)
-{
-  const char *value = g_getenv (name);
-
-  return value ? g_ascii_strtoull (value, NULL, 10) : fallback;
-}
-
 /* For the test suite, which reaches every code path through the CLI and
  * the app: writes that fail with ENOSPC after this many bytes (a disk that
  * fills up); the page cache instead of O_DIRECT (a file system without
@@ -136,14 +128,14 @@ test_hook (const char *name,
 static void
 read_test_hooks (TsConverter *self)
 {
-  guint64 block = test_hook ("TENSORSCOPE_TEST_BLOCK_BYTES", BLOCK_BYTES);
+  guint64 block = _ts_test_hook ("TENSORSCOPE_TEST_BLOCK_BYTES", BLOCK_BYTES);
 
-  self->fail_after = test_hook ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER", G_MAXUINT64);
+  self->fail_after = _ts_test_hook ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER", G_MAXUINT64);
   self->direct_io = g_getenv ("TENSORSCOPE_TEST_NO_DIRECT_IO") == NULL;
   self->refuse_direct_io = g_getenv ("TENSORSCOPE_TEST_REFUSE_DIRECT_IO") != NULL;
   if (block > 0 && block % TS_GGUF_WRITER_DIRECT_ALIGNMENT == 0)
     self->block_bytes = block;
-  self->block_delay_us = test_hook ("TENSORSCOPE_TEST_BLOCK_DELAY_US", 0);
+  self->block_delay_us = _ts_test_hook ("TENSORSCOPE_TEST_BLOCK_DELAY_US", 0);
 }
 
 static void

@@ -810,15 +810,6 @@ parse_split_name (const char *name,
   return TRUE;
 }
 
-/* The name of @model's first file */
-static char *
-dup_first_part_name (TsModelFile *model)
-{
-  g_autoptr(TsFilePart) part = g_list_model_get_item (ts_model_file_get_parts (model), 0);
-
-  return g_strdup (ts_file_part_get_name (part));
-}
-
 /* The name of file @no (from 0) of the set whose files start with
  * @prefix. */
 static char *
@@ -827,6 +818,26 @@ split_name (const char *prefix,
             guint       count)
 {
   return g_strdup_printf ("%s" SPLIT_NAME_SUFFIX, prefix, no + 1, count);
+}
+
+/* @file, named as split @no (from 0) of @count, must say it is that split
+ * in its split.no and split.count */
+static gboolean
+check_split_position (TsModelFile  *file,
+                      const char   *name,
+                      guint         no,
+                      guint         count,
+                      GError      **error)
+{
+  guint file_no = G_MAXUINT, file_count = 0;
+
+  if (get_split_key (file, "split.no", &file_no) && file_no == no &&
+      get_split_key (file, "split.count", &file_count) && file_count == count)
+    return TRUE;
+  g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
+               _("%s: its name makes it split %u of %u, but its split.no and split.count "
+                 "(uint16) do not say so"), name, no + 1, count);
+  return FALSE;
 }
 
 /* Moves @split's part, tensors and warnings into @model, the set's first
@@ -841,18 +852,9 @@ merge_split (TsModelFile  *model,
   g_autoptr(TsFilePart) part = g_list_model_get_item (ts_model_file_get_parts (split), 0);
   GListModel *tensors = ts_model_file_get_tensors (split);
   const char * const *warnings = ts_model_file_get_warnings (split);
-  guint split_no = G_MAXUINT, split_count = 0;
 
-  if (!get_split_key (split, "split.no", &split_no) ||
-      !get_split_key (split, "split.count", &split_count) ||
-      split_no != no || split_count != count)
-    {
-      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
-                   _("%s: its name makes it split %u of %u, but its split.no and split.count "
-                     "(uint16) do not say so"),
-                   ts_file_part_get_name (part), no + 1, count);
-      return FALSE;
-    }
+  if (!check_split_position (split, ts_file_part_get_name (part), no, count, error))
+    return FALSE;
   for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
     {
       g_autoptr(TsTensor) tensor = g_list_model_get_item (tensors, i);
@@ -912,6 +914,7 @@ load_split_set (TsModelFile     *model,
   g_autoptr(GFile) dir = g_file_get_parent (file);
   g_autofree char *name = g_file_get_basename (file);
   g_autofree char *prefix = NULL;
+  g_autofree char *first_name = NULL;
   g_autoptr(GString) missing = g_string_new (NULL);
   guint n_missing = 0, name_no = 0, name_count = 0;
   gsize prefix_len = 0;
@@ -934,14 +937,10 @@ load_split_set (TsModelFile     *model,
                                       "do: read alone"), name, no + 1, count, suffix);
       return g_object_ref (model);
     }
-  if (name_no != no || name_count != count)
-    {
-      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
-                   _("%s: its name makes it split %u of %u, but its split.no and split.count "
-                     "(uint16) do not say so"), name, name_no + 1, name_count);
-      return NULL;
-    }
+  if (!check_split_position (model, name, name_no, name_count, error))
+    return NULL;
   prefix = g_strndup (name, prefix_len);
+  first_name = split_name (prefix, 0, count);
   for (guint i = 0; i < count; i++)
     {
       g_autofree char *sibling = split_name (prefix, i, count);
@@ -979,10 +978,10 @@ load_split_set (TsModelFile     *model,
     first = g_object_ref (model);
   else
     {
-      g_autofree char *first_name = split_name (prefix, 0, count);
       g_autoptr(GFile) path = g_file_get_child (dir, first_name);
 
-      if ((first = TS_MODEL_FILE (load_file (path, 0, NULL, cancellable, error))) == NULL)
+      if ((first = TS_MODEL_FILE (load_file (path, 0, NULL, cancellable, error))) == NULL ||
+          !check_split_position (first, first_name, 0, count, error))
         return NULL;
     }
   _ts_model_file_set_progress (first, progress);
@@ -1000,35 +999,16 @@ load_split_set (TsModelFile     *model,
           !merge_split (first, TS_MODEL_FILE (split), i, count, error))
         return NULL;
     }
-  {
-    guint first_no = G_MAXUINT, first_count = 0;
-
-    if (!get_split_key (first, "split.no", &first_no) || first_no != 0 ||
-        !get_split_key (first, "split.count", &first_count) || first_count != count)
-      {
-        g_autofree char *first_name = dup_first_part_name (first);
-
-        g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
-                     _("%s: its name makes it split %u of %u, but its split.no and split.count "
-                       "(uint16) do not say so"), first_name, 1, count);
-        return NULL;
-      }
-  }
   /* llama.cpp refuses a set without this key, and one that does not hold
    * as many tensors as it says */
   n_tensors = ts_model_file_lookup_metadata (first, "split.tensors.count");
   if (n_tensors == NULL || ts_metadata_entry_get_value_type (n_tensors) != TS_VALUE_INT32)
-    {
-      g_autofree char *first_name = dup_first_part_name (first);
-
-      _ts_model_file_add_warning (first,
-                                  _("%s: split.tensors.count is missing or not an int32: "
-                                    "llama.cpp refuses such a split set"), first_name);
-    }
+    _ts_model_file_add_warning (first,
+                                _("%s: split.tensors.count is missing or not an int32: "
+                                  "llama.cpp refuses such a split set"), first_name);
   else if (ts_metadata_entry_get_int64 (n_tensors) != (gint64) ts_model_file_get_n_tensors (first))
     {
       g_autofree char *value = ts_metadata_entry_to_string (n_tensors);
-      g_autofree char *first_name = dup_first_part_name (first);
 
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
                    _("%s: split.tensors.count is %s, but the %u files of the set hold %u "

@@ -16,6 +16,7 @@
 
 #include "ts-layout.h"
 #include "ts-report.h"
+#include "ts-test-hook-private.h"
 
 /* an SVG number: two decimals and a dot whatever the locale */
 /* text for the SVG's XML: escaped, and without the control characters
@@ -2770,9 +2771,7 @@ export_worker (GTask        *task,
   layout->view_start = ed->view_start;
   layout->view_end = ed->view_end;
 
-  /* the test hook's pause, which a cancellation ends */
-  for (guint64 waited = 0; waited < ed->delay_us && !g_cancellable_is_cancelled (cancellable); waited += 10000)
-    g_usleep (10000);
+  _ts_test_pause (ed->delay_us, cancellable);
   if (ts_layout_export (layout, ed->file, ed->format, ed->width, ed->height,
                         cancellable, &error))
     g_task_return_boolean (task, TRUE);
@@ -2811,12 +2810,8 @@ ts_layout_export_async (TsLayout              *self,
   ed->view_start = self->view_start;
   ed->view_end = self->view_end;
   /* test hook: an export that takes this long (µs), to act on while it
-   * runs; read here, not on the worker, which must not call getenv() */
-  {
-    const char *delay = g_getenv ("TENSORSCOPE_TEST_EXPORT_DELAY_US");
-
-    ed->delay_us = delay != NULL ? g_ascii_strtoull (delay, NULL, 10) : 0;
-  }
+   * runs */
+  ed->delay_us = _ts_test_hook ("TENSORSCOPE_TEST_EXPORT_DELAY_US", 0);
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, ts_layout_export_async);

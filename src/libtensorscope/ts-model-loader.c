@@ -14,6 +14,7 @@
 
 #include "ts-model-file-private.h"
 #include "ts-model-loader.h"
+#include "ts-test-hook-private.h"
 
 struct _TsModelLoader
 {
@@ -131,9 +132,7 @@ load_thread (GTask        *task,
   GError *error = NULL;
   TsModelFile *model;
 
-  /* the test hook's pause, which a cancellation ends as it ends a read */
-  for (guint64 waited = 0; waited < delay_us && !g_cancellable_is_cancelled (cancellable); waited += 10000)
-    g_usleep (10000);
+  _ts_test_pause (delay_us, cancellable);
   model = _ts_model_file_load_with_progress (self->file, &progress, cancellable, &error);
   if (model == NULL)
     g_task_return_error (task, error);
@@ -155,7 +154,6 @@ ts_model_loader_load_async (TsModelLoader       *self,
                             gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  const char *delay;
 
   g_return_if_fail (TS_IS_MODEL_LOADER (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
@@ -167,10 +165,9 @@ ts_model_loader_load_async (TsModelLoader       *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, ts_model_loader_load_async);
   g_task_set_return_on_cancel (task, FALSE);
-  /* test hook: a load that takes this long (µs), to act on while it runs;
-   * read here, not on the worker, which must not call getenv() */
-  if ((delay = g_getenv ("TENSORSCOPE_TEST_LOAD_DELAY_US")) != NULL)
-    g_task_set_task_data (task, GSIZE_TO_POINTER ((gsize) g_ascii_strtoull (delay, NULL, 10)), NULL);
+  /* test hook: a load that takes this long (µs), to act on while it runs */
+  g_task_set_task_data (task, GSIZE_TO_POINTER ((gsize) _ts_test_hook ("TENSORSCOPE_TEST_LOAD_DELAY_US", 0)),
+                        NULL);
   g_task_run_in_thread (task, load_thread);
 }
 

@@ -64,13 +64,21 @@ ts_cli_fail (const GError *error,
   if (json)
     {
       g_autoptr(JsonNode) node = ts_report_error (error);
-      g_autofree char *text = ts_report_to_string (node, TRUE);
 
-      ts_cli_print_json (text);
-      ts_cli_print_json ("\n");
+      ts_cli_print_json_node (node);
     }
   g_printerr ("tensorscope-cli: %s\n", error->message);
   return EXIT_INVALID;
+}
+
+gboolean
+ts_cli_check_jobs (int jobs)
+{
+  if (jobs >= 0 && jobs <= 256)
+    return TRUE;
+  g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for one per processor, "
+              "not %d\n", jobs);
+  return FALSE;
 }
 
 /* the first error writing to standard output: its errno */
@@ -122,6 +130,14 @@ ts_cli_print_json (const char *text)
   g_autofree char *escaped = ts_escape_controls (text);
 
   return put_text (stdout, escaped);
+}
+
+gboolean
+ts_cli_print_json_node (JsonNode *node)
+{
+  g_autofree char *text = ts_report_to_string (node, TRUE);
+
+  return ts_cli_print_json (text) && ts_cli_print_json ("\n");
 }
 
 /* A full disk, a closed standard output: the run failed, even when all

@@ -83,12 +83,8 @@ ts_cli_audit (int    argc,
     "1 if a check failed or an input is invalid, 2 on a usage error.");
   if (!ts_cli_parse (context, &argc, &argv, 2, 2, &status))
     return status;
-  if (jobs < 0 || jobs > 256)
-    {
-      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for one per processor, "
-                  "not %d\n", jobs);
-      return EXIT_USAGE;
-    }
+  if (!ts_cli_check_jobs (jobs))
+    return EXIT_USAGE;
 
   if ((source = load (argv[1], &error)) == NULL || (target = load (argv[2], &error)) == NULL)
     return ts_cli_fail (error, json);

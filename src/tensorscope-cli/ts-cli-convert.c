@@ -276,7 +276,6 @@ print_result_json (TsConversionPlan *plan,
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *path = g_file_get_path (target);
-  g_autofree char *text = NULL;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "output");
@@ -291,9 +290,7 @@ print_result_json (TsConversionPlan *plan,
   json_builder_add_int_value (b, (gint64) (seconds * 1000 + 0.5));
   json_builder_end_object (b);
   node = json_builder_get_root (b);
-  text = ts_report_to_string (node, TRUE);
-  if (ts_cli_print_json (text))
-    ts_cli_print_json ("\n");
+  ts_cli_print_json_node (node);
 }
 
 static gboolean
@@ -403,12 +400,8 @@ ts_cli_convert (int    argc,
       g_printerr ("tensorscope-cli: give the output file with -o OUT.gguf (or use --dry-run)\n");
       return 2;
     }
-  if (jobs < 0 || jobs > 256)
-    {
-      g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for one per processor, "
-                  "not %d\n", jobs);
-      return 2;
-    }
+  if (!ts_cli_check_jobs (jobs))
+    return 2;
   if (output != NULL && output[0] == '\0')
     {
       g_printerr ("tensorscope-cli: the output file name (-o) is empty\n");

@@ -6,7 +6,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -22,6 +22,11 @@ int      ts_cli_usage_error (GOptionContext *context,
                              const char     *message);
 void     ts_cli_install_print_handlers (void);
 gboolean ts_cli_print_json (const char *text);
+/* @node as indented JSON and a newline on stdout */
+gboolean ts_cli_print_json_node (JsonNode *node);
+/* --jobs N is 0 (one per processor) to 256; FALSE, said on stderr, if not
+ * (a usage error) */
+gboolean ts_cli_check_jobs (int jobs);
 
 int      ts_cli_convert (int              argc,
                          char           **argv);

@@ -82,6 +82,19 @@ add_row (TsSummaryView *self,
   self->row++;
 }
 
+/* A value each file of a GGUF split set has its own: the first file's is
+ * shown, and said to be */
+static void
+add_file_row (TsSummaryView *self,
+              const char    *title,
+              const char    *value,
+              guint          n_parts)
+{
+  g_autofree char *in_first = n_parts > 1 ? g_strdup_printf (_("%s (in the first file)"), value) : NULL;
+
+  add_row (self, title, in_first != NULL ? in_first : value, NULL);
+}
+
 static void
 add_bytes_row (TsSummaryView *self,
                const char    *title,
@@ -233,24 +246,9 @@ ts_summary_view_set_model_file (TsSummaryView *self,
 
           add_row (self, _("File type"), text, NULL);
         }
-      if (n_parts > 1)
-        {
-          /* each file of a split set has its own; the first's are shown */
-          g_autofree char *in_first = NULL;
-
-          in_first = g_strdup_printf (_("%s (in the first file)"), alignment);
-          g_free (alignment);
-          alignment = g_steal_pointer (&in_first);
-          in_first = g_strdup_printf (_("%s (in the first file)"), meta_end);
-          g_free (meta_end);
-          meta_end = g_steal_pointer (&in_first);
-          in_first = g_strdup_printf (_("%s (in the first file)"), info_end);
-          g_free (info_end);
-          info_end = g_steal_pointer (&in_first);
-        }
-      add_row (self, _("Alignment"), alignment, NULL);
-      add_row (self, _("Metadata ends at"), meta_end, NULL);
-      add_row (self, _("Descriptors end at"), info_end, NULL);
+      add_file_row (self, _("Alignment"), alignment, n_parts);
+      add_file_row (self, _("Metadata ends at"), meta_end, n_parts);
+      add_file_row (self, _("Descriptors end at"), info_end, n_parts);
     }
 
   add_section (self, _("Types"));
