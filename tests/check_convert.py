@@ -423,7 +423,112 @@ def main():
     for n in leftovers(out_dir):
         os.remove(os.path.join(out_dir, n))
 
+    split_output(good, big, slow)
     return summary()
+
+
+def split_output(good, big, slow):
+    """--split-max-tensors / --split-max-size: the set is written whole or
+    not at all (tests/check_interop.py compares its bytes with llama.cpp's
+    own split output)."""
+    sdir = os.path.join(WORK, "split")
+    shutil.rmtree(sdir, ignore_errors=True)
+    os.makedirs(sdir)
+    target = os.path.join(sdir, "s.gguf")
+
+    def names(n):
+        return [os.path.join(sdir, "s-%05d-of-%05d.gguf" % (k, n)) for k in range(1, n + 1)]
+
+    def present():
+        return sorted(os.listdir(sdir))
+
+    r = run("convert", good, "-o", target, "--split-max-tensors", "4", "--dry-run", "--json")
+    plan = json.loads(r.stdout) if r.returncode == 0 else {}
+    tensors = plan.get("tensors", [])
+    files = plan.get("files", [])
+    n = (len(tensors) + 3) // 4
+    check("split dry run: files of at most 4 tensors, in order, sizes adding up, nothing written",
+          r.returncode == 0 and [f["name"] for f in files] == names(n) and
+          [t["file"] for t in tensors] == [i // 4 for i in range(len(tensors))] and
+          [f["tensors"] for f in files] == [min(4, len(tensors) - 4 * k) for k in range(n)] and
+          sum(f["size"] for f in files) == plan["predicted_size"] and not present(),
+          r.stdout[-400:] + r.stderr)
+
+    # a file of the set already there: refused up front, without --force
+    os.makedirs(sdir, exist_ok=True)
+    with open(names(n)[1], "w") as f:
+        f.write("mine")
+    r = run("convert", good, "-o", target, "--split-max-tensors", "4")
+    check("split: an existing second file without --force is refused, by name, nothing written",
+          r.returncode == 1 and os.path.basename(names(n)[1]) in r.stderr and "already exists" in r.stderr
+          and present() == [os.path.basename(names(n)[1])] and open(names(n)[1]).read() == "mine",
+          "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+    os.remove(names(n)[1])
+
+    r = run("convert", good, "-o", target, "--split-max-tensors", "4", "--json")
+    result = json.loads(r.stdout) if r.returncode == 0 else {}
+    i = run("inspect", "--json", names(n)[-1])
+    parts = [p_["name"] for p_ in json.loads(i.stdout)["parts"]] if i.returncode == 0 else []
+    check("split: written as the named set, which reads back whole from its last file",
+          r.returncode == 0 and present() == [os.path.basename(x) for x in names(n)] and
+          result.get("output") == names(n)[0] and [f["name"] for f in result.get("files", [])] == names(n)
+          and parts == [os.path.basename(x) for x in names(n)] and
+          len(json.loads(i.stdout)["tensors"]) == len(tensors),
+          "exit %d: %s %s %s" % (r.returncode, r.stderr.strip(), present(), i.stderr.strip()))
+    shutil.rmtree(sdir)
+    os.makedirs(sdir)
+
+    r = run("convert", good, "-o", target, "--split-max-tensors", "100000")
+    check("split limits the model fits within: one file, plainly named, with a warning",
+          r.returncode == 0 and present() == ["s.gguf"] and "not split" in r.stderr,
+          "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+    os.remove(target)
+
+    for bad, why in ((["--split-max-size", "2GB"], "is not a size"),
+                     (["--split-max-size", "5MK"], "is not a size"),
+                     (["--split-max-size", "K"], "is not a size"),
+                     (["--split-max-size", "-5"], "is not a size"),
+                     (["--split-max-tensors", "-1"], "is not a number of tensors")):
+        r = run("convert", good, "-o", target, *bad)
+        check("split: %s refused as a usage error" % " ".join(bad),
+              r.returncode == 2 and why in r.stderr and not present(), r.stderr.strip())
+
+    # the disk fills while the set is written: no file of it is left
+    r = run("convert", good, "-o", target, "--split-max-tensors", "4",
+            env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})
+    check("split, disk full: exit 1, no file of the set, no temporary file",
+          r.returncode == 1 and "no space" in r.stderr.lower() and not present(),
+          "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+
+    def slowed(*extra):
+        return subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1",
+                                 "--split-max-tensors", "8"] + list(extra),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, **slow))
+
+    p = slowed()
+    started = wait_for_part(sdir, p)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check("split, cancelled mid-write: ended by SIGINT, no file of the set, no temporary file",
+          started and p.returncode == -signal.SIGINT and not present(),
+          "exit %d: %s %s" % (p.returncode, err.strip(), present()))
+
+    # a file of the set appears while the conversion runs: the set is not
+    # moved into place beside it, and the files already moved go again
+    p = slowed()
+    started = wait_for_part(sdir, p)
+    made = sorted(n_ for n_ in leftovers(sdir))
+    n_big = len(made)
+    last = os.path.join(sdir, "s-%05d-of-%05d.gguf" % (n_big, n_big))
+    with open(last, "w") as f:
+        f.write("mine")
+    _, err = p.communicate(timeout=120)
+    check("split: a file of the set made meanwhile stops the set, which is not left half in place",
+          started and n_big > 1 and p.returncode == 1 and os.path.basename(last) in err and
+          present() == [os.path.basename(last)] and open(last).read() == "mine",
+          "exit %d: %s %s" % (p.returncode, err.strip(), present()))
+    os.remove(last)
 
 
 if __name__ == "__main__":

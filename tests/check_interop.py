@@ -611,9 +611,84 @@ def judge_split(res, cli, tree, ckpt, whole, outdir, tag, outtype, timed):
             res.ok(f"{tag}/split-audit", f"the set passes the audit against {what}")
         else:
             res.fail(f"{tag}/split-audit", f"against {what}: exit {code}: {(out + err).strip()[-600:]}")
+    judge_split_bytes(res, cli, ckpt, sdir, files, tag, outtype, ["--split-max-tensors", "8"], timed)
+    # by size, the first file metadata only: a limit that falls mid-model
+    # (about a third of the model, in K as llama.cpp reads it)
+    opts = ["--split-max-size", f"{max(1, whole.stat().st_size // 3000)}K", "--no-tensor-first-split"]
+    bdir = outdir / "split-size"
+    shutil.rmtree(bdir, ignore_errors=True)
+    bdir.mkdir()
+    t0 = time.time()
+    code, err = llamacpp.convert(tree, ckpt, bdir / "m.gguf", outtype, opts)
+    timed("llama.cpp convert_hf_to_gguf.py", time.time() - t0)
+    bfiles = sorted(bdir.glob("m-*-of-*.gguf"))
+    if code != 0 or len(bfiles) < 4:
+        res.fail(f"{tag}/split-bytes", f"llama.cpp's converter with {' '.join(opts)} made "
+                 f"{len(bfiles)} files (exit {code}): {err[-400:]}")
+    else:
+        judge_split_bytes(res, cli, ckpt, bdir, bfiles, tag, outtype, opts, timed)
+    shutil.rmtree(bdir, ignore_errors=True)
+
+
+def judge_split_bytes(res, cli, ckpt, sdir, theirs, tag, outtype, opts, timed):
+    """Our convert with llama.cpp's split options OPTS writes the set
+    THEIRS, which llama.cpp's converter wrote into SDIR: the same file
+    names, byte for byte."""
+    odir = sdir / "ours"
+    shutil.rmtree(odir, ignore_errors=True)
+    odir.mkdir()
+    code, out, err, dt = run([cli, "convert", str(ckpt), "-o", str(odir / "m.gguf"),
+                              "--outtype", outtype] + opts)
+    timed("tensorscope-cli convert", dt)
+    ours = sorted(odir.iterdir())
+    what = " ".join(opts)
+    if code != 0:
+        res.fail(f"{tag}/split-bytes", f"{what}: exit {code}: {err.strip()[-400:]}")
+    elif [f.name for f in ours] != [f.name for f in theirs]:
+        res.fail(f"{tag}/split-bytes", f"{what}: we wrote {[f.name for f in ours]}, "
+                 f"llama.cpp {[f.name for f in theirs]}")
+    else:
+        differ = [f.name for f, g in zip(ours, theirs) if f.read_bytes() != g.read_bytes()]
+        if differ:
+            res.fail(f"{tag}/split-bytes", f"{what}: files differ from llama.cpp's: {differ}")
+        else:
+            res.ok(f"{tag}/split-bytes", f"{what}: the {len(ours)} files are llama.cpp's byte for byte")
+    shutil.rmtree(odir, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ (c) logits
+
+def judge_split_load(res, cli, ckpt, whole, node_env, tokens, work, tag, outtype, timed):
+    """llama.cpp loads the split set we write (from its first file, finding
+    the others by name) and computes with it what it computes with our
+    unsplit file WHOLE: the same log-probabilities."""
+    sdir = work / "split-load"
+    shutil.rmtree(sdir, ignore_errors=True)
+    sdir.mkdir()
+    code, out, err, dt = run([cli, "convert", str(ckpt), "-o", str(sdir / "m.gguf"), "--outtype", outtype,
+                              "--split-max-tensors", "8"])
+    timed("tensorscope-cli convert", dt)
+    files = sorted(sdir.glob("m-*-of-*.gguf"))
+    if code != 0 or len(files) < 3:
+        res.fail(f"{tag}/split-load", f"convert --split-max-tensors 8: exit {code}, {len(files)} files: "
+                 f"{err.strip()[-300:]}")
+        return
+    try:
+        split_lp, dt = llama_logprobs(node_env, files[0], tokens, sdir / "split.json")
+        timed("llama_logits.mjs", dt)
+        whole_lp, dt = llama_logprobs(node_env, whole, tokens, sdir / "whole.json")
+        timed("llama_logits.mjs", dt)
+    except (RuntimeError, OSError, ValueError) as e:
+        res.fail(f"{tag}/split-load", str(e))
+        return
+    if split_lp.shape == whole_lp.shape and np.array_equal(split_lp, whole_lp):
+        res.ok(f"{tag}/split-load", f"llama.cpp loads our {len(files)}-file set: the unsplit file's "
+               f"log-probabilities exactly")
+    else:
+        diff = float(np.abs(split_lp - whole_lp).max()) if split_lp.shape == whole_lp.shape else None
+        res.fail(f"{tag}/split-load", f"shapes {split_lp.shape} / {whole_lp.shape}, max difference {diff}")
+    shutil.rmtree(sdir, ignore_errors=True)
+
 
 def log_softmax(l):
     l = l.astype(np.float64)
@@ -878,6 +953,8 @@ def main(argv=None):
                         res.ok(f"{tag}/{step}", msg)
                 except (RuntimeError, GGUFError, OSError, ValueError) as e:
                     res.fail(f"{tag}/{step}", str(e))
+            if name == names[0] and t == types[-1] and have_ours and node_ok and cli:
+                judge_split_load(res, cli, ckpt, ours, node_env, tokens, work, tag, t, timed)
 
     # ---- (d) every ggml type: @huggingface/gguf names each type id of the
     # fixture that holds one tensor of every type we know, as our reader does

@@ -24,6 +24,7 @@
 #include "ts-conversion-plan.h"
 #include "ts-conversion-plan-private.h"
 #include "ts-error.h"
+#include "ts-gguf-file.h"
 #include "ts-hf-naming.h"
 #include "ts-hf-tokenizer.h"
 #include "ts-json-private.h"
@@ -45,6 +46,7 @@ struct _TsPlanTensor
   guint        n_dims;
   guint64      dims[4];
   guint64      n_elements;
+  guint        file;     /* the output file it is in, from 0 */
   guint64      offset;
   guint64      size;
   float       *generated;
@@ -138,6 +140,13 @@ ts_plan_tensor_get_n_elements (TsPlanTensor *self)
   return self->n_elements;
 }
 
+guint
+ts_plan_tensor_get_file (TsPlanTensor *self)
+{
+  g_return_val_if_fail (TS_IS_PLAN_TENSOR (self), 0);
+  return self->file;
+}
+
 guint64
 ts_plan_tensor_get_offset (TsPlanTensor *self)
 {
@@ -189,6 +198,19 @@ typedef struct
   guint64  inode;      /* a file replaced by rename */
 } ShardStamp;
 
+/* one output file: all of them, or one of a split set */
+typedef struct
+{
+  guint            first_tensor;
+  guint            n_tensors;
+  guint64          tensor_bytes;  /* without padding, as llama.cpp's limit counts them */
+  TsGgufMetadata  *own_metadata;  /* the split.* keys; NULL for the first file,
+                                   * which has the plan's metadata */
+  guint64          metadata_end;
+  guint64          data_offset;
+  guint64          size;
+} PlanFile;
+
 #define STAT_NS(ts) ((gint64) (ts).tv_sec * G_GINT64_CONSTANT (1000000000) + (ts).tv_nsec)
 
 struct _TsConversionPlan
@@ -204,8 +226,7 @@ struct _TsConversionPlan
   TsHfNaming      *naming;
   GPtrArray       *warnings;
   GArray          *stamps;
-  guint64          data_offset;
-  guint64          metadata_end;
+  GArray          *files;    /* PlanFile */
   guint64          predicted_size;
 };
 
@@ -215,6 +236,12 @@ static void
 shard_stamp_clear (gpointer data)
 {
   g_free (((ShardStamp *) data)->path);
+}
+
+static void
+plan_file_clear (gpointer data)
+{
+  g_clear_pointer (&((PlanFile *) data)->own_metadata, ts_gguf_metadata_free);
 }
 
 static void
@@ -230,6 +257,7 @@ ts_conversion_plan_finalize (GObject *object)
   g_clear_pointer (&self->naming, ts_hf_naming_free);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->stamps, g_array_unref);
+  g_clear_pointer (&self->files, g_array_unref);
 
   G_OBJECT_CLASS (ts_conversion_plan_parent_class)->finalize (object);
 }
@@ -248,6 +276,8 @@ ts_conversion_plan_init (TsConversionPlan *self)
   g_ptr_array_add (self->warnings, NULL);
   self->stamps = g_array_new (FALSE, TRUE, sizeof (ShardStamp));
   g_array_set_clear_func (self->stamps, shard_stamp_clear);
+  self->files = g_array_new (FALSE, TRUE, sizeof (PlanFile));
+  g_array_set_clear_func (self->files, plan_file_clear);
 }
 
 static void G_GNUC_PRINTF (2, 3)
@@ -867,22 +897,123 @@ build_metadata (TsConversionPlan    *self,
   return TRUE;
 }
 
+static PlanFile *
+get_file (TsConversionPlan *self,
+          guint             file)
+{
+  return &g_array_index (self->files, PlanFile, file);
+}
+
+static TsGgufMetadata *
+file_metadata (TsConversionPlan *self,
+               guint             file)
+{
+  return file == 0 ? self->metadata : get_file (self, file)->own_metadata;
+}
+
+static void
+add_split_keys (TsGgufMetadata *md,
+                guint           no,
+                guint           count,
+                guint           n_tensors)
+{
+  ts_gguf_metadata_add_uint16 (md, "split.no", no, _("split"));
+  ts_gguf_metadata_add_uint16 (md, "split.count", count, _("split"));
+  ts_gguf_metadata_add_int32 (md, "split.tensors.count", n_tensors, _("split"));
+}
+
+/* Shares the tensors out among the output files as llama.cpp's GGUFWriter
+ * does (--split-max-tensors, --split-max-size, --no-tensor-first-split):
+ * a file takes tensors in order until the next would pass a limit (the
+ * size one counts tensor bytes without padding), and holds at least one.
+ * A split set's files all get split.no, split.count and
+ * split.tensors.count, after the first file's other keys. */
+static gboolean
+split_tensors (TsConversionPlan     *self,
+               const TsPlanOptions  *options,
+               GError              **error)
+{
+  GListModel *tensors = G_LIST_MODEL (self->tensors);
+  guint n_tensors = g_list_model_get_n_items (tensors);
+  gboolean splitting = options->split_max_tensors > 0 || options->split_max_size > 0;
+  PlanFile empty = { 0 };
+
+  g_array_append_val (self->files, empty);
+  if (options->split_no_tensor_first)
+    g_array_append_val (self->files, empty);
+  for (guint i = 0; i < n_tensors; i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+      PlanFile *last = get_file (self, self->files->len - 1);
+
+      if (last->n_tensors > 0 &&
+          ((options->split_max_tensors > 0 && last->n_tensors >= options->split_max_tensors) ||
+           (options->split_max_size > 0 && last->tensor_bytes + pt->size > options->split_max_size)))
+        {
+          g_array_append_val (self->files, empty);
+          last = get_file (self, self->files->len - 1);
+          last->first_tensor = i;
+        }
+      pt->file = self->files->len - 1;
+      last->n_tensors++;
+      last->tensor_bytes += pt->size;
+    }
+  if (self->files->len == 1)
+    {
+      if (splitting)
+        add_warning (self, _("the model fits in one file within the split limits: it is not split"));
+      return TRUE;
+    }
+  if (self->files->len > G_MAXUINT16)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("these split limits make %u files, but a split set holds at most %u "
+                   "(split.count is a 16-bit number)"), self->files->len, G_MAXUINT16);
+      return FALSE;
+    }
+  for (guint k = 0; k < self->files->len; k++)
+    {
+      if (k > 0)
+        get_file (self, k)->own_metadata = ts_gguf_metadata_new ();
+      add_split_keys (file_metadata (self, k), k, self->files->len, n_tensors);
+    }
+  return TRUE;
+}
+
+static TsGgufWriter *
+create_writer (TsConversionPlan *self,
+               guint             file,
+               gboolean          set_offsets)
+{
+  PlanFile *f = get_file (self, file);
+  TsGgufWriter *writer = ts_gguf_writer_new (file_metadata (self, file), GGUF_ALIGNMENT);
+
+  for (guint i = f->first_tensor; i < f->first_tensor + f->n_tensors; i++)
+    {
+      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (G_LIST_MODEL (self->tensors), i);
+      guint64 offset = ts_gguf_writer_add_tensor (writer, pt->name, pt->n_dims, pt->dims,
+                                                  pt->dtype, pt->size);
+
+      if (set_offsets)
+        pt->offset = offset;
+    }
+  return writer;
+}
+
 static void
 lay_out (TsConversionPlan *self)
 {
-  g_autoptr(TsGgufWriter) writer = ts_gguf_writer_new (self->metadata, GGUF_ALIGNMENT);
-  GListModel *tensors = G_LIST_MODEL (self->tensors);
-
-  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+  self->predicted_size = 0;
+  for (guint k = 0; k < self->files->len; k++)
     {
-      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
+      g_autoptr(TsGgufWriter) writer = create_writer (self, k, TRUE);
+      PlanFile *f = get_file (self, k);
 
-      pt->offset = ts_gguf_writer_add_tensor (writer, pt->name, pt->n_dims, pt->dims,
-                                              pt->dtype, pt->size);
+      f->metadata_end = ts_gguf_writer_get_metadata_end (writer);
+      f->data_offset = ts_gguf_writer_get_data_offset (writer);
+      f->size = ts_gguf_writer_get_total_size (writer);
+      self->predicted_size += f->size;
     }
-  self->metadata_end = ts_gguf_writer_get_metadata_end (writer);
-  self->data_offset = ts_gguf_writer_get_data_offset (writer);
-  self->predicted_size = ts_gguf_writer_get_total_size (writer);
 }
 
 static void
@@ -979,7 +1110,8 @@ ts_conversion_plan_new (GFile               *dir,
   if (!load_source (self, cancellable, error))
     return NULL;
   self->outtype = options->outtype == TS_OUTTYPE_AUTO ? resolve_auto (self) : options->outtype;
-  if (!build_tensors (self, options, error) || !build_metadata (self, options, error))
+  if (!build_tensors (self, options, error) || !build_metadata (self, options, error) ||
+      !split_tensors (self, options, error))
     return NULL;
   lay_out (self);
   return g_steal_pointer (&self);
@@ -1104,18 +1236,94 @@ ts_conversion_plan_get_metadata (TsConversionPlan *self)
   return self->metadata;
 }
 
-guint64
-ts_conversion_plan_get_data_offset (TsConversionPlan *self)
+guint
+ts_conversion_plan_get_n_files (TsConversionPlan *self)
 {
   g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
-  return self->data_offset;
+  return self->files->len;
+}
+
+guint
+ts_conversion_plan_get_file_n_tensors (TsConversionPlan *self,
+                                       guint             file)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  g_return_val_if_fail (file < self->files->len, 0);
+  return get_file (self, file)->n_tensors;
 }
 
 guint64
-ts_conversion_plan_get_metadata_end (TsConversionPlan *self)
+ts_conversion_plan_get_data_offset (TsConversionPlan *self,
+                                    guint             file)
 {
   g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
-  return self->metadata_end;
+  g_return_val_if_fail (file < self->files->len, 0);
+  return get_file (self, file)->data_offset;
+}
+
+guint64
+ts_conversion_plan_get_metadata_end (TsConversionPlan *self,
+                                     guint             file)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  g_return_val_if_fail (file < self->files->len, 0);
+  return get_file (self, file)->metadata_end;
+}
+
+guint64
+ts_conversion_plan_get_file_size (TsConversionPlan *self,
+                                  guint             file)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), 0);
+  g_return_val_if_fail (file < self->files->len, 0);
+  return get_file (self, file)->size;
+}
+
+/* Python's PurePath.stem: the name without its last suffix */
+static char *
+path_stem (const char *name)
+{
+  const char *dot = strrchr (name, '.');
+
+  if (dot != NULL && dot > name && dot[1] != '\0')
+    return g_strndup (name, dot - name);
+  return g_strdup (name);
+}
+
+/**
+ * ts_conversion_plan_get_output_file:
+ * @self: a #TsConversionPlan
+ * @target: the output file the user gave
+ * @file: which of the plan's output files, from 0
+ *
+ * Where output file @file goes: @target itself when the model is not
+ * split, else the name llama.cpp's converter gives split @file of a set
+ * written to @target: for "out.gguf", "out-00001-of-00003.gguf" and so
+ * on, in @target's folder.
+ *
+ * Returns: (transfer full): the file
+ */
+GFile *
+ts_conversion_plan_get_output_file (TsConversionPlan *self,
+                                    GFile            *target,
+                                    guint             file)
+{
+  g_autoptr(GFile) parent = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *stem = NULL;
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), NULL);
+  g_return_val_if_fail (G_IS_FILE (target), NULL);
+  g_return_val_if_fail (file < self->files->len, NULL);
+
+  if (self->files->len == 1)
+    return g_object_ref (target);
+  parent = g_file_get_parent (target);
+  base = g_file_get_basename (target);
+  stem = path_stem (base);
+  name = g_strdup_printf ("%s" TS_GGUF_SPLIT_NAME_FORMAT, stem, file + 1, self->files->len);
+  return parent != NULL ? g_file_get_child (parent, name) : g_file_new_for_path (name);
 }
 
 guint64
@@ -1145,18 +1353,12 @@ ts_conversion_plan_get_default_file_name (TsConversionPlan *self)
 }
 
 TsGgufWriter *
-ts_conversion_plan_create_writer (TsConversionPlan *self)
+ts_conversion_plan_create_writer (TsConversionPlan *self,
+                                  guint             file)
 {
-  TsGgufWriter *writer = ts_gguf_writer_new (self->metadata, GGUF_ALIGNMENT);
-  GListModel *tensors = G_LIST_MODEL (self->tensors);
-
-  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
-    {
-      g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
-
-      ts_gguf_writer_add_tensor (writer, pt->name, pt->n_dims, pt->dims, pt->dtype, pt->size);
-    }
-  return writer;
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), NULL);
+  g_return_val_if_fail (file < self->files->len, NULL);
+  return create_writer (self, file, FALSE);
 }
 
 /* the files beside the shards that the plan reads; and every .jinja file
@@ -1205,31 +1407,14 @@ read_side_file (TsConversionPlan *self,
   return NULL;
 }
 
-/**
- * ts_conversion_plan_check_target:
- * @self: a #TsConversionPlan
- * @target: the output file
- * @overwrite: whether an existing regular file may be replaced
- * @error: return location for a #GError
- *
- * Checks, before any work, what the conversion will put its output in
- * place of. An existing file (a link too, even one that points nowhere) is
- * replaced only with @overwrite; a folder, a device, a pipe or a socket
- * never is, nor is any file the conversion reads (a shard, config.json, …),
- * under any name.
- *
- * Returns: %TRUE if the output may go to @target
- */
-gboolean
-ts_conversion_plan_check_target (TsConversionPlan  *self,
-                                 GFile             *target,
-                                 gboolean           overwrite,
-                                 GError           **error)
+static gboolean
+check_output_file (TsConversionPlan  *self,
+                   GFile             *target,
+                   gboolean           overwrite,
+                   GError           **error)
 {
   g_autofree char *path = g_file_get_path (target);
   GStatBuf lst, st;
-
-  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), FALSE);
 
   if (path == NULL || g_lstat (path, &lst) != 0)
     return TRUE; /* nothing there: the write itself will say what is wrong */
@@ -1277,6 +1462,41 @@ ts_conversion_plan_check_target (TsConversionPlan  *self,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                    _("%s already exists (use --force to replace it)"), path);
       return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * ts_conversion_plan_check_target:
+ * @self: a #TsConversionPlan
+ * @target: the output file (for a split model, the name its files are
+ *   named after: see ts_conversion_plan_get_output_file())
+ * @overwrite: whether an existing regular file may be replaced
+ * @error: return location for a #GError
+ *
+ * Checks, before any work, what the conversion will put its output files
+ * in place of. An existing file (a link too, even one that points nowhere)
+ * is replaced only with @overwrite; a folder, a device, a pipe or a socket
+ * never is, nor is any file the conversion reads (a shard, config.json, …),
+ * under any name.
+ *
+ * Returns: %TRUE if the output may go to @target
+ */
+gboolean
+ts_conversion_plan_check_target (TsConversionPlan  *self,
+                                 GFile             *target,
+                                 gboolean           overwrite,
+                                 GError           **error)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (target), FALSE);
+
+  for (guint k = 0; k < self->files->len; k++)
+    {
+      g_autoptr(GFile) file = ts_conversion_plan_get_output_file (self, target, k);
+
+      if (!check_output_file (self, file, overwrite, error))
+        return FALSE;
     }
   return TRUE;
 }

@@ -55,7 +55,9 @@ guint          ts_plan_tensor_get_n_dims       (TsPlanTensor *self);
 /* GGUF order: fastest-varying first */
 const guint64 *ts_plan_tensor_get_dims         (TsPlanTensor *self);
 guint64        ts_plan_tensor_get_n_elements   (TsPlanTensor *self);
-/* relative to the data section */
+/* the output file it is in, from 0 (see ts_conversion_plan_get_n_files()) */
+guint          ts_plan_tensor_get_file         (TsPlanTensor *self);
+/* relative to the data section of its file */
 guint64        ts_plan_tensor_get_offset       (TsPlanTensor *self);
 guint64        ts_plan_tensor_get_size         (TsPlanTensor *self);
 /* the values of a generated tensor (F32) */
@@ -77,6 +79,12 @@ typedef struct
   const char *finetune;
   const char *size_label;
   const char *license;
+  /* llama.cpp's --split-max-tensors and --split-max-size (bytes of tensor
+   * data, padding not counted): 0 for no limit; and
+   * --no-tensor-first-split (the first file holds only metadata) */
+  guint       split_max_tensors;
+  guint64     split_max_size;
+  gboolean    split_no_tensor_first;
 } TsPlanOptions;
 
 void ts_plan_options_init (TsPlanOptions *options);
@@ -106,19 +114,34 @@ GListModel       *ts_conversion_plan_get_tensors      (TsConversionPlan *self);
 TsGgufMetadata   *ts_conversion_plan_get_metadata     (TsConversionPlan *self);
 /* (transfer full) */
 GListModel       *ts_conversion_plan_list_metadata    (TsConversionPlan *self);
-guint64           ts_conversion_plan_get_data_offset  (TsConversionPlan *self);
-guint64           ts_conversion_plan_get_metadata_end (TsConversionPlan *self);
+/* 1, or the files of a split set (the tensors are in file order, each
+ * file's after the previous one's; the first file has all the metadata) */
+guint             ts_conversion_plan_get_n_files      (TsConversionPlan *self);
+guint             ts_conversion_plan_get_file_n_tensors (TsConversionPlan *self,
+                                                       guint             file);
+guint64           ts_conversion_plan_get_data_offset  (TsConversionPlan *self,
+                                                       guint             file);
+guint64           ts_conversion_plan_get_metadata_end (TsConversionPlan *self,
+                                                       guint             file);
+guint64           ts_conversion_plan_get_file_size    (TsConversionPlan *self,
+                                                       guint             file);
+/* (transfer full): where output file @file goes for output @target */
+GFile            *ts_conversion_plan_get_output_file  (TsConversionPlan *self,
+                                                       GFile            *target,
+                                                       guint             file);
+/* of all the files */
 guint64           ts_conversion_plan_get_predicted_size (TsConversionPlan *self);
 const char * const *ts_conversion_plan_get_warnings   (TsConversionPlan *self);
 /* llama.cpp's default output name, e.g. "Llama-3.2-3B-Instruct-BF16.gguf" */
 char             *ts_conversion_plan_get_default_file_name (TsConversionPlan *self);
-/* (transfer full): a writer laid out with every tensor */
-TsGgufWriter     *ts_conversion_plan_create_writer    (TsConversionPlan *self);
-/* fails if the folder of @target lacks room for the output */
+/* (transfer full): a writer laid out with every tensor of output file @file */
+TsGgufWriter     *ts_conversion_plan_create_writer    (TsConversionPlan *self,
+                                                       guint             file);
 gboolean          ts_conversion_plan_check_target     (TsConversionPlan *self,
                                                        GFile            *target,
                                                        gboolean          overwrite,
                                                        GError          **error);
+/* fails if the folder of @target lacks room for the output */
 gboolean          ts_conversion_plan_check_space      (TsConversionPlan *self,
                                                        GFile            *target,
                                                        GError          **error);

@@ -330,6 +330,8 @@ typedef struct
   TsGgufWriter  *writer;
   GBytes        *header;     /* bytes [0, data offset) */
   GArray        *jobs;       /* TensorJob, in file order */
+  guint          file;       /* which of the plan's output files */
+  guint          first_tensor; /* the plan's index of the file's first tensor */
   guint64        total;
   guint64        block_bytes;
   guint64        n_blocks;
@@ -772,7 +774,7 @@ worker (gpointer data)
           break;
         }
       if (end > data_offset)
-        report_progress (run->self, last_tensor != G_MAXUINT ? last_tensor : 0,
+        report_progress (run->self, run->first_tensor + (last_tensor != G_MAXUINT ? last_tensor : 0),
                          end - MAX (start, data_offset));
       if (run->self->block_delay_us > 0)
         g_usleep (run->self->block_delay_us);
@@ -811,11 +813,13 @@ open_sources (Run         *run,
               GHashTable  *fds,
               GError     **error)
 {
-  GListModel *tensors = ts_conversion_plan_get_tensors (run->self->plan);
-  guint64 data_offset = ts_conversion_plan_get_data_offset (run->self->plan);
+  TsConversionPlan *plan = run->self->plan;
+  GListModel *tensors = ts_conversion_plan_get_tensors (plan);
+  guint64 data_offset = ts_conversion_plan_get_data_offset (plan, run->file);
+  guint end = run->first_tensor + ts_conversion_plan_get_file_n_tensors (plan, run->file);
 
   raise_open_file_limit ();
-  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+  for (guint i = run->first_tensor; i < end; i++)
     {
       g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
       TsTensor *src = ts_plan_tensor_get_source (pt);
@@ -883,66 +887,30 @@ close_fd (gpointer key,
   g_close (GPOINTER_TO_INT (value), NULL);
 }
 
+/* Writes output file @file of the plan through @writer, opened; the
+ * shards are opened once, into @fds, for all the files. */
 static gboolean
-execute (Run      *run,
-         GError  **error)
+write_file (TsConverter   *self,
+            TsGgufWriter  *writer,
+            guint          file,
+            guint          first_tensor,
+            GHashTable    *fds,
+            GCancellable  *cancellable,
+            GError       **error)
 {
-  g_autoptr(GHashTable) fds = g_hash_table_new (NULL, NULL);
-  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
-  guint n_threads = run->self->jobs ? run->self->jobs : g_get_num_processors ();
-  gboolean ok;
-
-  ok = open_sources (run, fds, error);
-  if (ok)
-    {
-      run->n_blocks = (run->total + run->block_bytes - 1) / run->block_bytes;
-      for (guint i = 0; i < n_threads; i++)
-        g_ptr_array_add (threads, g_thread_new ("ts-convert", worker, run));
-      for (guint i = 0; i < threads->len; i++)
-        g_thread_join (g_ptr_array_index (threads, i));
-      if (run->error != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&run->error));
-          ok = FALSE;
-        }
-    }
-  g_hash_table_foreach (fds, close_fd, NULL);
-  return ok;
-}
-
-gboolean
-ts_converter_run (TsConverter   *self,
-                  GFile         *target,
-                  gboolean       overwrite,
-                  GCancellable  *cancellable,
-                  GError       **error)
-{
-  g_autoptr(TsGgufWriter) writer = NULL;
   g_autoptr(GArray) jobs = g_array_new (FALSE, TRUE, sizeof (TensorJob));
-  g_autoptr(GBytes) header = NULL;
+  g_autoptr(GBytes) header = ts_gguf_writer_build_header (writer);
+  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+  guint n_threads = self->jobs ? self->jobs : g_get_num_processors ();
   Run run = { 0 };
   gboolean ok;
 
-  g_return_val_if_fail (TS_IS_CONVERTER (self), FALSE);
-  g_return_val_if_fail (G_IS_FILE (target), FALSE);
-
-  if (!ts_conversion_plan_check_target (self->plan, target, overwrite, error) ||
-      !ts_conversion_plan_check_space (self->plan, target, error))
-    return FALSE;
-  writer = ts_conversion_plan_create_writer (self->plan);
-  if (self->fail_after != G_MAXUINT64)
-    _ts_gguf_writer_set_fail_after (writer, self->fail_after);
-  _ts_gguf_writer_set_refuse_direct_io (writer, self->refuse_direct_io);
-  if (!ts_gguf_writer_open (writer, target, overwrite, error))
-    return FALSE;
-
-  self->bytes_total = ts_gguf_writer_get_total_size (writer) - ts_gguf_writer_get_data_offset (writer);
-  __atomic_store_n (&self->bytes_done, 0, __ATOMIC_RELAXED);
-  header = ts_gguf_writer_build_header (writer);
   run.self = self;
   run.writer = writer;
   run.header = header;
   run.jobs = jobs;
+  run.file = file;
+  run.first_tensor = first_tensor;
   run.total = ts_gguf_writer_get_total_size (writer);
   run.block_bytes = self->block_bytes;
   /* the fault-injection hook counts bytes in ts_gguf_writer_pwrite() */
@@ -952,14 +920,105 @@ ts_converter_run (TsConverter   *self,
   run.cancellable = cancellable;
   g_mutex_init (&run.error_lock);
 
-  ok = execute (&run, error) &&
-       !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-       ts_conversion_plan_check_unchanged (self->plan, error) &&
-       ts_gguf_writer_commit (writer, error);
-  if (!ok)
-    ts_gguf_writer_abort (writer);
-  g_clear_error (&run.error);
+  ok = open_sources (&run, fds, error);
+  if (ok)
+    {
+      run.n_blocks = (run.total + run.block_bytes - 1) / run.block_bytes;
+      for (guint i = 0; i < n_threads; i++)
+        g_ptr_array_add (threads, g_thread_new ("ts-convert", worker, &run));
+      for (guint i = 0; i < threads->len; i++)
+        g_thread_join (g_ptr_array_index (threads, i));
+      if (run.error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&run.error));
+          ok = FALSE;
+        }
+    }
   g_mutex_clear (&run.error_lock);
+  return ok;
+}
+
+/* Moves every file into place once all are written and synced. Should one
+ * move fail, the files already moved are removed again: no part of a
+ * split set is left where a whole one is expected. */
+static gboolean
+commit_all (TsConverter  *self,
+            GPtrArray    *writers,
+            GFile        *target,
+            GError      **error)
+{
+  for (guint k = 0; k < writers->len; k++)
+    if (!ts_gguf_writer_sync (g_ptr_array_index (writers, k), error))
+      return FALSE;
+  for (guint k = 0; k < writers->len; k++)
+    if (!ts_gguf_writer_commit (g_ptr_array_index (writers, k), error))
+      {
+        for (guint j = 0; j < k; j++)
+          {
+            g_autoptr(GFile) placed = ts_conversion_plan_get_output_file (self->plan, target, j);
+            g_autofree char *path = g_file_get_path (placed);
+
+            g_unlink (path);
+          }
+        return FALSE;
+      }
+  return TRUE;
+}
+
+gboolean
+ts_converter_run (TsConverter   *self,
+                  GFile         *target,
+                  gboolean       overwrite,
+                  GCancellable  *cancellable,
+                  GError       **error)
+{
+  TsConversionPlan *plan;
+  g_autoptr(GPtrArray) writers = g_ptr_array_new_with_free_func ((GDestroyNotify) ts_gguf_writer_free);
+  g_autoptr(GHashTable) fds = g_hash_table_new (NULL, NULL);
+  guint n_files, first_tensor = 0;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (TS_IS_CONVERTER (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (target), FALSE);
+
+  plan = self->plan;
+  n_files = ts_conversion_plan_get_n_files (plan);
+  if (!ts_conversion_plan_check_target (plan, target, overwrite, error) ||
+      !ts_conversion_plan_check_space (plan, target, error))
+    return FALSE;
+  self->bytes_total = 0;
+  for (guint k = 0; k < n_files; k++)
+    self->bytes_total += ts_conversion_plan_get_file_size (plan, k) -
+                         ts_conversion_plan_get_data_offset (plan, k);
+  __atomic_store_n (&self->bytes_done, 0, __ATOMIC_RELAXED);
+
+  /* every temporary file first: a target that cannot be written fails the
+   * run before any work */
+  for (guint k = 0; k < n_files && ok; k++)
+    {
+      g_autoptr(GFile) file = ts_conversion_plan_get_output_file (plan, target, k);
+      TsGgufWriter *writer = ts_conversion_plan_create_writer (plan, k);
+
+      g_ptr_array_add (writers, writer);
+      if (self->fail_after != G_MAXUINT64)
+        _ts_gguf_writer_set_fail_after (writer, self->fail_after);
+      _ts_gguf_writer_set_refuse_direct_io (writer, self->refuse_direct_io);
+      ok = ts_gguf_writer_open (writer, file, overwrite, error);
+    }
+  for (guint k = 0; k < n_files && ok; k++)
+    {
+      ok = write_file (self, g_ptr_array_index (writers, k), k, first_tensor, fds,
+                       cancellable, error);
+      first_tensor += ts_conversion_plan_get_file_n_tensors (plan, k);
+    }
+  g_hash_table_foreach (fds, close_fd, NULL);
+  ok = ok &&
+       !g_cancellable_set_error_if_cancelled (cancellable, error) &&
+       ts_conversion_plan_check_unchanged (plan, error) &&
+       commit_all (self, writers, target, error);
+  if (!ok)
+    for (guint k = 0; k < writers->len; k++)
+      ts_gguf_writer_abort (g_ptr_array_index (writers, k));
   return ok;
 }
 

@@ -753,7 +753,6 @@ load_file (GFile           *file,
  * from its first file, finding the others by name; opened at any of its
  * files, Tensorscope reads the whole set, one part per file. */
 
-#define SPLIT_NAME_SUFFIX "-%05u-of-%05u.gguf"
 
 /* split.no or split.count: FALSE if @model lacks it; a value of another
  * type than uint16, which llama.cpp refuses, is G_MAXUINT */
@@ -817,7 +816,7 @@ split_name (const char *prefix,
             guint       no,
             guint       count)
 {
-  return g_strdup_printf ("%s" SPLIT_NAME_SUFFIX, prefix, no + 1, count);
+  return g_strdup_printf ("%s" TS_GGUF_SPLIT_NAME_FORMAT, prefix, no + 1, count);
 }
 
 /* @file, named as split @no (from 0) of @count, must say it is that split
@@ -922,7 +921,7 @@ load_split_set (TsModelFile     *model,
 
   if (!parse_split_name (name, &name_no, &name_count, &prefix_len) || dir == NULL)
     {
-      g_autofree char *suffix = g_strdup_printf (SPLIT_NAME_SUFFIX, no + 1, count);
+      g_autofree char *suffix = g_strdup_printf (TS_GGUF_SPLIT_NAME_FORMAT, no + 1, count);
 
       if (g_str_equal (name, suffix))
         _ts_model_file_add_warning (model,

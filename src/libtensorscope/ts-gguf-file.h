@@ -12,6 +12,10 @@ G_BEGIN_DECLS
 
 #define TS_TYPE_GGUF_FILE (ts_gguf_file_get_type ())
 
+/* the end of the name of file NO (from 1) of a split set of COUNT files,
+ * "-00002-of-00003.gguf", as llama.cpp names them */
+#define TS_GGUF_SPLIT_NAME_FORMAT "-%05u-of-%05u.gguf"
+
 G_DECLARE_FINAL_TYPE (TsGgufFile, ts_gguf_file, TS, GGUF_FILE, TsModelFile)
 
 guint32     ts_gguf_file_get_version       (TsGgufFile *self);

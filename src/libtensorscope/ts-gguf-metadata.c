@@ -107,6 +107,18 @@ ts_gguf_metadata_add_string_nonempty (TsGgufMetadata *self,
 }
 
 void
+ts_gguf_metadata_add_uint16 (TsGgufMetadata *self,
+                             const char     *key,
+                             guint16         value,
+                             const char     *origin)
+{
+  guint16 le = GUINT16_TO_LE (value);
+
+  begin_pair (self, key, TS_VALUE_UINT16, origin);
+  g_byte_array_append (self->data, (const guint8 *) &le, 2);
+}
+
+void
 ts_gguf_metadata_add_uint32 (TsGgufMetadata *self,
                              const char     *key,
                              guint32         value,

@@ -28,6 +28,10 @@ void            ts_gguf_metadata_add_string_nonempty (TsGgufMetadata *self,
                                                    const char     *key,
                                                    const char     *value,
                                                    const char     *origin);
+void            ts_gguf_metadata_add_uint16       (TsGgufMetadata *self,
+                                                   const char     *key,
+                                                   guint16         value,
+                                                   const char     *origin);
 void            ts_gguf_metadata_add_uint32       (TsGgufMetadata *self,
                                                    const char     *key,
                                                    guint32         value,

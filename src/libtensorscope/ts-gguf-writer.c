@@ -46,6 +46,7 @@ struct _TsGgufWriter
   guint64         fail_after;
   gboolean        refuse_direct;
   gboolean        direct;     /* atomic */
+  gboolean        synced;
 };
 
 static void
@@ -361,14 +362,15 @@ sync_parent_directory (const char *path)
 }
 
 gboolean
-ts_gguf_writer_commit (TsGgufWriter  *self,
-                       GError       **error)
+ts_gguf_writer_sync (TsGgufWriter  *self,
+                     GError       **error)
 {
-  g_autofree char *target_path = g_file_get_path (self->target);
   int errsv;
 
   g_return_val_if_fail (self->fd >= 0, FALSE);
 
+  if (self->synced)
+    return TRUE;
   if (ftruncate (self->fd, (off_t) ts_gguf_writer_get_total_size (self)) != 0 ||
       fsync (self->fd) != 0)
     {
@@ -377,6 +379,21 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
                    _("finishing %s failed: %s"), self->temp_path, g_strerror (errsv));
       return FALSE;
     }
+  self->synced = TRUE;
+  return TRUE;
+}
+
+gboolean
+ts_gguf_writer_commit (TsGgufWriter  *self,
+                       GError       **error)
+{
+  g_autofree char *target_path = g_file_get_path (self->target);
+  int errsv;
+
+  g_return_val_if_fail (self->fd >= 0, FALSE);
+
+  if (!ts_gguf_writer_sync (self, error))
+    return FALSE;
   /* without --force, link() refuses to replace a file that appeared meanwhile */
   if (self->overwrite ? rename (self->temp_path, target_path) != 0
                       : link (self->temp_path, target_path) != 0)

@@ -56,6 +56,10 @@ gboolean      ts_gguf_writer_pwrite           (TsGgufWriter   *self,
                                                gsize           len,
                                                guint64         offset,
                                                GError        **error);
+/* gives the temporary file its size and syncs it (the commit does, if
+ * this was not called) */
+gboolean      ts_gguf_writer_sync             (TsGgufWriter   *self,
+                                               GError        **error);
 /* syncs and moves the temporary file into place */
 gboolean      ts_gguf_writer_commit           (TsGgufWriter   *self,
                                                GError        **error);

@@ -74,6 +74,7 @@ typedef struct
 typedef struct
 {
   TsFilePart *part;           /* borrowed from the model */
+  char       *name;           /* plan layouts: the output file's name */
   char       *heading;
   guint64     size;
   guint       first_region;   /* band ids: regions, then tensors by offset */
@@ -502,6 +503,7 @@ strip_clear (gpointer data)
   Strip *strip = data;
 
   g_clear_pointer (&strip->heading, g_free);
+  g_clear_pointer (&strip->name, g_free);
   g_clear_pointer (&strip->layers, g_array_unref);
   g_clear_pointer (&strip->label_boxes, g_array_unref);
 }
@@ -681,13 +683,16 @@ build_bands (TsLayout *self)
 
 /* The predicted output of a conversion: one GGUF strip whose regions are
  * computed from the plan's writer layout, so it draws like the file will. */
+/* of the tensors [@first, @first + @n) */
 static guint64
-plan_descriptors_size (TsConversionPlan *plan)
+plan_descriptors_size (TsConversionPlan *plan,
+                       guint             first,
+                       guint             n)
 {
   GListModel *tensors = ts_conversion_plan_get_tensors (plan);
   guint64 total = 0;
 
-  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+  for (guint i = first; i < first + n; i++)
     {
       g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
 
@@ -700,6 +705,7 @@ plan_descriptors_size (TsConversionPlan *plan)
 
 static void
 add_plan_region (TsLayout     *self,
+                 guint         part,
                  TsRegionKind  kind,
                  guint64       start,
                  guint64       end)
@@ -714,6 +720,7 @@ add_plan_region (TsLayout     *self,
   band.kind = kind;
   band.role = TS_TENSOR_ROLE_OTHER;
   band.layer = -1;
+  band.part = part;
   band.parent = TS_LAYOUT_NO_BAND;
   band.offset = start;
   band.length = end - start;
@@ -726,14 +733,17 @@ add_plan_region (TsLayout     *self,
 static void
 add_plan_tensor_bands (TsLayout *self,
                        Strip    *strip,
+                       guint     file,
+                       guint     first,
                        guint     data_band)
 {
   GListModel *tensors = ts_conversion_plan_get_tensors (self->plan);
-  guint64 data_offset = ts_conversion_plan_get_data_offset (self->plan);
+  guint64 data_offset = ts_conversion_plan_get_data_offset (self->plan, file);
+  guint n = ts_conversion_plan_get_file_n_tensors (self->plan, file);
 
   strip->first_tensor = self->bands->len;
   /* the plan lists tensors in file order, so offsets already ascend */
-  for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
+  for (guint i = first; i < first + n; i++)
     {
       g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
       TsLayoutBand band = { 0 };
@@ -742,6 +752,7 @@ add_plan_tensor_bands (TsLayout *self,
       band.type = TS_LAYOUT_BAND_TENSOR;
       band.kind = TS_REGION_TENSOR_DATA;
       band.role = ts_tensor_role_from_name (ts_plan_tensor_get_name (pt), &band.layer);
+      band.part = file;
       band.parent = data_band;
       band.offset = data_offset + ts_plan_tensor_get_offset (pt);
       band.length = ts_plan_tensor_get_size (pt);
@@ -754,52 +765,70 @@ add_plan_tensor_bands (TsLayout *self,
   strip->n_tensors = self->bands->len - strip->first_tensor;
 }
 
+/* one strip per output file (a split set has several), as the files will
+ * be once written */
 static void
 build_plan_bands (TsLayout   *self,
                   const char *file_name)
 {
   TsConversionPlan *plan = self->plan;
-  guint64 metadata_end = ts_conversion_plan_get_metadata_end (plan);
-  guint64 descriptors_end = metadata_end + plan_descriptors_size (plan);
-  guint64 data_offset = ts_conversion_plan_get_data_offset (plan);
   guint64 total = ts_conversion_plan_get_predicted_size (plan);
   g_autofree char *name = file_name != NULL ? g_strdup (file_name)
                                              : ts_conversion_plan_get_default_file_name (plan);
+  g_autoptr(GFile) target = g_file_new_for_path (name);
   g_autofree char *size = g_format_size (total);
   g_autofree char *count = NULL;
+  g_autofree char *format = NULL;
   guint n_tensors = g_list_model_get_n_items (ts_conversion_plan_get_tensors (plan));
-  Strip strip = { 0 };
-  guint data_band = TS_LAYOUT_NO_BAND;
+  guint first = 0;
 
-  strip.size = total;
-  strip.heading = g_strdup_printf ("%s — %s", name, size);
-  strip.layers = g_array_new (FALSE, FALSE, sizeof (LayerSpan));
-  strip.label_boxes = g_array_new (FALSE, FALSE, sizeof (LabelBox));
-  g_array_set_clear_func (strip.label_boxes, label_box_clear);
-  self->max_part_size = total;
+  for (guint k = 0; k < ts_conversion_plan_get_n_files (plan); k++)
+    {
+      guint64 metadata_end = ts_conversion_plan_get_metadata_end (plan, k);
+      guint n = ts_conversion_plan_get_file_n_tensors (plan, k);
+      guint64 descriptors_end = metadata_end + plan_descriptors_size (plan, first, n);
+      guint64 data_offset = ts_conversion_plan_get_data_offset (plan, k);
+      guint64 file_size = ts_conversion_plan_get_file_size (plan, k);
+      g_autoptr(GFile) file = ts_conversion_plan_get_output_file (plan, target, k);
+      g_autofree char *file_size_text = g_format_size (file_size);
+      Strip strip = { 0 };
+      guint data_band = TS_LAYOUT_NO_BAND;
 
-  strip.first_region = self->bands->len;
-  /* magic, version, tensor count, metadata count */
-  add_plan_region (self, TS_REGION_FIXED_HEADER, 0, 24);
-  add_plan_region (self, TS_REGION_METADATA, 24, metadata_end);
-  add_plan_region (self, TS_REGION_TENSOR_INFO, metadata_end, descriptors_end);
-  add_plan_region (self, TS_REGION_PADDING, descriptors_end, data_offset);
-  if (total > data_offset)
-    data_band = self->bands->len;
-  add_plan_region (self, TS_REGION_TENSOR_DATA, data_offset, total);
-  strip.n_regions = self->bands->len - strip.first_region;
-  if (data_band != TS_LAYOUT_NO_BAND)
-    add_plan_tensor_bands (self, &strip, data_band);
-  else
-    strip.first_tensor = self->bands->len;
-  g_array_append_val (self->strips, strip);
+      strip.name = g_file_get_basename (file);
+      strip.size = file_size;
+      strip.heading = g_strdup_printf ("%s — %s", strip.name, file_size_text);
+      strip.layers = g_array_new (FALSE, FALSE, sizeof (LayerSpan));
+      strip.label_boxes = g_array_new (FALSE, FALSE, sizeof (LabelBox));
+      g_array_set_clear_func (strip.label_boxes, label_box_clear);
+      self->max_part_size = MAX (self->max_part_size, file_size);
+
+      strip.first_region = self->bands->len;
+      /* magic, version, tensor count, metadata count */
+      add_plan_region (self, k, TS_REGION_FIXED_HEADER, 0, 24);
+      add_plan_region (self, k, TS_REGION_METADATA, 24, metadata_end);
+      add_plan_region (self, k, TS_REGION_TENSOR_INFO, metadata_end, descriptors_end);
+      add_plan_region (self, k, TS_REGION_PADDING, descriptors_end, data_offset);
+      if (file_size > data_offset)
+        data_band = self->bands->len;
+      add_plan_region (self, k, TS_REGION_TENSOR_DATA, data_offset, file_size);
+      strip.n_regions = self->bands->len - strip.first_region;
+      if (data_band != TS_LAYOUT_NO_BAND)
+        add_plan_tensor_bands (self, &strip, k, first, data_band);
+      else
+        strip.first_tensor = self->bands->len;
+      g_array_append_val (self->strips, strip);
+      first += n;
+    }
 
   self->part_name = g_steal_pointer (&name);
   self->title = g_strdup_printf (_("%s (predicted)"), self->part_name);
   count = format_count (n_tensors);
+  format = ts_conversion_plan_get_n_files (plan) > 1
+    ? g_strdup_printf (_("GGUF v%u, %u files"), 3, ts_conversion_plan_get_n_files (plan))
+    : g_strdup ("GGUF v3");
   /* Translators: "GGUF v3 · 6.4 GB · 255 tensors" */
   self->subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s · %s · %s tensor", "%s · %s · %s tensors",
-                                                 n_tensors), "GGUF v3", size, count);
+                                                 n_tensors), format, size, count);
   self->view_start = 0;
   self->view_end = MAX (self->max_part_size, 1);
 }
@@ -997,6 +1026,7 @@ ts_layout_copy (TsLayout *self)
 
       /* the geometry arrays are the copy's own */
       strip.heading = g_strdup (strip.heading);
+      strip.name = g_strdup (strip.name);
       strip.layers = g_array_new (FALSE, FALSE, sizeof (LayerSpan));
       strip.label_boxes = g_array_new (FALSE, FALSE, sizeof (LabelBox));
       g_array_set_clear_func (strip.label_boxes, label_box_clear);
@@ -1782,7 +1812,7 @@ static const char *
 strip_name (TsLayout *self,
             Strip    *strip)
 {
-  return strip->part != NULL ? ts_file_part_get_name (strip->part) : self->part_name;
+  return strip->part != NULL ? ts_file_part_get_name (strip->part) : strip->name;
 }
 
 char *

@@ -9,6 +9,7 @@
 #include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "tensorscope.h"
@@ -19,17 +20,49 @@
 #include "ts-hf-tokenizer.h"
 
 /* rows padded to terminal columns (ts_string_append_cell()) */
+/* @file: NULL for a model written as one file */
 static void
 print_plan_row (const char *source,
                 const char *name,
                 const char *transform,
                 const char *type,
+                const char *file,
                 const char *offset)
 {
   g_autoptr(GString) row = g_string_new (NULL);
 
-  ts_string_append_cells (row, 48, source, 26, name, 22, transform, 6, type, -16, offset, 0);
+  if (file != NULL)
+    ts_string_append_cells (row, 48, source, 26, name, 22, transform, 6, type, -5, file, -16, offset, 0);
+  else
+    ts_string_append_cells (row, 48, source, 26, name, 22, transform, 6, type, -16, offset, 0);
   g_print ("%s\n", row->str);
+}
+
+/* the files a split model is written to, named after @target (or the
+ * default name) */
+static void
+print_plan_files (TsConversionPlan *plan,
+                  GFile            *target)
+{
+  g_autofree char *default_name = ts_conversion_plan_get_default_file_name (plan);
+  g_autoptr(GFile) named = target ? g_object_ref (target) : g_file_new_for_path (default_name);
+
+  g_print ("Output files:\n");
+  for (guint k = 0; k < ts_conversion_plan_get_n_files (plan); k++)
+    {
+      g_autoptr(GFile) file = ts_conversion_plan_get_output_file (plan, named, k);
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *size = g_format_size_full (ts_conversion_plan_get_file_size (plan, k),
+                                                  G_FORMAT_SIZE_LONG_FORMAT);
+      guint n = ts_conversion_plan_get_file_n_tensors (plan, k);
+      g_autofree char *count = g_strdup_printf (n == 1 ? "%u tensor" : "%u tensors", n);
+      g_autoptr(GString) row = g_string_new ("  ");
+      g_autofree char *number = g_strdup_printf ("%u", k + 1);
+
+      ts_string_append_cells (row, -5, number, 40, name, -12, count, 1, size, 0);
+      g_print ("%s\n", row->str);
+    }
+  g_print ("\n");
 }
 
 static void
@@ -45,26 +78,32 @@ print_metadata_row (const char *key,
 }
 
 static void
-print_plan (TsConversionPlan *plan)
+print_plan (TsConversionPlan *plan,
+            GFile            *target)
 {
   GListModel *tensors = ts_conversion_plan_get_tensors (plan);
   g_autoptr(GListModel) metadata = ts_conversion_plan_list_metadata (plan);
   g_autofree char *size = g_format_size_full (ts_conversion_plan_get_predicted_size (plan),
                                               G_FORMAT_SIZE_LONG_FORMAT);
+  gboolean split = ts_conversion_plan_get_n_files (plan) > 1;
 
-  print_plan_row ("Source tensor", "GGUF tensor", "Transform", "Type", "Offset");
+  if (split)
+    print_plan_files (plan, target);
+  print_plan_row ("Source tensor", "GGUF tensor", "Transform", "Type", split ? "File" : NULL, "Offset");
   for (guint i = 0; i < g_list_model_get_n_items (tensors); i++)
     {
       g_autoptr(TsPlanTensor) pt = g_list_model_get_item (tensors, i);
       TsTensor *src = ts_plan_tensor_get_source (pt);
+      guint file = ts_plan_tensor_get_file (pt);
       g_autofree char *transform = ts_plan_tensor_describe_transform (pt);
+      g_autofree char *file_number = split ? g_strdup_printf ("%u", file + 1) : NULL;
       g_autofree char *offset = g_strdup_printf ("%" G_GUINT64_FORMAT,
-                                                 ts_conversion_plan_get_data_offset (plan) +
+                                                 ts_conversion_plan_get_data_offset (plan, file) +
                                                  ts_plan_tensor_get_offset (pt));
 
       print_plan_row (src ? ts_tensor_get_name (src) : "(config.json)",
                       ts_plan_tensor_get_name (pt), transform,
-                      ts_dtype_get_name (ts_plan_tensor_get_dtype (pt)), offset);
+                      ts_dtype_get_name (ts_plan_tensor_get_dtype (pt)), file_number, offset);
     }
   g_print ("\n");
   print_metadata_row ("Metadata key", "Type", "Value", "Origin");
@@ -85,7 +124,10 @@ print_plan (TsConversionPlan *plan)
                           ts_value_type_to_nick (ts_metadata_entry_get_value_type (e)), value,
                           ts_gguf_metadata_get_origin (ts_conversion_plan_get_metadata (plan), i));
     }
-  g_print ("\nPredicted output size: %s\n", size);
+  if (split)
+    g_print ("\nPredicted output size: %s in %u files\n", size, ts_conversion_plan_get_n_files (plan));
+  else
+    g_print ("\nPredicted output size: %s\n", size);
 }
 
 static void
@@ -116,8 +158,11 @@ build_plan_tensor (JsonBuilder *b,
   for (guint d = 0; d < ts_plan_tensor_get_n_dims (pt); d++)
     json_builder_add_int_value (b, (gint64) ts_plan_tensor_get_dims (pt)[d]);
   json_builder_end_array (b);
+  json_builder_set_member_name (b, "file");
+  json_builder_add_int_value (b, ts_plan_tensor_get_file (pt));
   json_builder_set_member_name (b, "offset");
-  json_builder_add_int_value (b, (gint64) (ts_conversion_plan_get_data_offset (plan) + ts_plan_tensor_get_offset (pt)));
+  json_builder_add_int_value (b, (gint64) (ts_conversion_plan_get_data_offset (plan, ts_plan_tensor_get_file (pt)) +
+                                           ts_plan_tensor_get_offset (pt)));
   json_builder_set_member_name (b, "size");
   json_builder_add_int_value (b, (gint64) ts_plan_tensor_get_size (pt));
   json_builder_end_object (b);
@@ -145,14 +190,51 @@ build_plan_metadata (JsonBuilder *b,
   json_builder_end_object (b);
 }
 
+typedef struct
+{
+  TsConversionPlan *plan;
+  GFile            *target;   /* -o, or NULL */
+} PlanJson;
+
+/* the output files, named after -o (or the default name) */
+static void
+build_plan_files (JsonBuilder      *b,
+                  TsConversionPlan *plan,
+                  GFile            *target)
+{
+  g_autofree char *default_name = ts_conversion_plan_get_default_file_name (plan);
+  g_autoptr(GFile) named = target ? g_object_ref (target) : g_file_new_for_path (default_name);
+
+  json_builder_set_member_name (b, "files");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < ts_conversion_plan_get_n_files (plan); k++)
+    {
+      g_autoptr(GFile) file = ts_conversion_plan_get_output_file (plan, named, k);
+      g_autofree char *name = target ? g_file_get_path (file) : g_file_get_basename (file);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, name);
+      json_builder_set_member_name (b, "tensors");
+      json_builder_add_int_value (b, ts_conversion_plan_get_file_n_tensors (plan, k));
+      json_builder_set_member_name (b, "size");
+      json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_file_size (plan, k));
+      json_builder_set_member_name (b, "data_offset");
+      json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_data_offset (plan, k));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 /* The plan as JSON, written as it is made: the tree of 360,000 tensors
  * took 850 MB */
 static gboolean
-write_plan_json (TsConversionPlan  *plan,
+write_plan_json (PlanJson          *pj,
                  GOutputStream     *stream,
                  GCancellable      *cancellable,
                  GError           **error)
 {
+  TsConversionPlan *plan = pj->plan;
   g_autoptr(TsReportWriter) w = ts_report_writer_new (stream, cancellable);
   g_autoptr(JsonBuilder) b = json_builder_new ();
   GListModel *tensors = ts_conversion_plan_get_tensors (plan);
@@ -165,7 +247,8 @@ write_plan_json (TsConversionPlan  *plan,
   json_builder_set_member_name (b, "predicted_size");
   json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_predicted_size (plan));
   json_builder_set_member_name (b, "data_offset");
-  json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_data_offset (plan));
+  json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_data_offset (plan, 0));
+  build_plan_files (b, plan, pj->target);
   json_builder_end_object (b);
   ts_report_writer_add_built_members (w, b);
   ts_report_writer_add_list (w, "tensors", tensors, b, build_plan_tensor, plan);
@@ -275,11 +358,13 @@ print_result_json (TsConversionPlan *plan,
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonNode) node = NULL;
-  g_autofree char *path = g_file_get_path (target);
+  g_autoptr(GFile) first = ts_conversion_plan_get_output_file (plan, target, 0);
+  g_autofree char *path = g_file_get_path (first);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "output");
   json_builder_add_string_value (b, path);
+  build_plan_files (b, plan, target);
   json_builder_set_member_name (b, "size");
   json_builder_add_int_value (b, (gint64) ts_conversion_plan_get_predicted_size (plan));
   json_builder_set_member_name (b, "outtype");
@@ -328,11 +413,43 @@ run_conversion (TsConversionPlan  *plan,
     }
   {
     g_autofree char *size = g_format_size (ts_conversion_plan_get_predicted_size (plan));
-    g_autofree char *path = g_file_get_path (target);
+    g_autoptr(GFile) first = ts_conversion_plan_get_output_file (plan, target, 0);
+    g_autofree char *path = g_file_get_path (first);
+    guint n_files = ts_conversion_plan_get_n_files (plan);
 
     *seconds = (g_get_monotonic_time () - state.started) / 1e6;
-    g_printerr ("Wrote %s (%s) in %.2f s\n", path, size, *seconds);
+    if (n_files > 1)
+      g_printerr ("Wrote %s and %u more files (%s) in %.2f s\n", path, n_files - 1, size, *seconds);
+    else
+      g_printerr ("Wrote %s (%s) in %.2f s\n", path, size, *seconds);
   }
+  return TRUE;
+}
+
+/* llama.cpp's --split-max-size: a number, optionally followed by K, M or
+ * G, for thousands, millions, billions */
+static gboolean
+parse_split_size (const char *text,
+                  guint64    *bytes)
+{
+  static const struct { char suffix; guint64 factor; } units[] = {
+    { 'K', 1000 }, { 'M', 1000 * 1000 }, { 'G', 1000 * 1000 * 1000 },
+  };
+  g_autofree char *digits = g_strdup (text);
+  gsize len = strlen (digits);
+  guint64 factor = 1, n;
+
+  for (guint i = 0; len > 0 && i < G_N_ELEMENTS (units); i++)
+    if (digits[len - 1] == units[i].suffix)
+      {
+        factor = units[i].factor;
+        digits[--len] = '\0';
+        break;
+      }
+  if (len == 0 || strspn (digits, "0123456789") != len ||
+      !g_ascii_string_to_unsigned (digits, 10, 0, G_MAXUINT64 / factor, &n, NULL))
+    return FALSE;
+  *bytes = n * factor;
   return TRUE;
 }
 
@@ -343,8 +460,9 @@ ts_cli_convert (int    argc,
   g_autofree char *output = NULL;
   g_autofree char *outtype_nick = NULL;
   g_autofree char *tokenizer_pre = NULL;
-  gboolean dry_run = FALSE, json = FALSE, force = FALSE, allow_unknown = FALSE;
-  int jobs = 0;
+  g_autofree char *split_max_size = NULL;
+  gboolean dry_run = FALSE, json = FALSE, force = FALSE, allow_unknown = FALSE, no_tensor_first = FALSE;
+  int jobs = 0, split_max_tensors = 0;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Output GGUF file", "OUT.gguf" },
     { "outtype", 0, 0, G_OPTION_ARG_STRING, &outtype_nick, "bf16, f16, f32, q8_0 or auto (default)", "TYPE" },
@@ -357,6 +475,13 @@ ts_cli_convert (int    argc,
       "'help' lists the names llama.cpp knows)", "NAME" },
     { "allow-unknown", 0, 0, G_OPTION_ARG_NONE, &allow_unknown, "Leave out tensors with no GGUF name", NULL },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads, 1 to 256 (default, or 0: one per processor)", "N" },
+    { "split-max-tensors", 0, 0, G_OPTION_ARG_INT, &split_max_tensors,
+      "Split the output into files of at most N tensors each", "N" },
+    { "split-max-size", 0, 0, G_OPTION_ARG_STRING, &split_max_size,
+      "Split the output into files of at most SIZE bytes of tensor data each (K, M, G: "
+      "powers of 1000)", "SIZE" },
+    { "no-tensor-first-split", 0, 0, G_OPTION_ARG_NONE, &no_tensor_first,
+      "Split with only the metadata in the first file", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("MODEL_DIR — convert a Hugging Face checkpoint to GGUF");
@@ -372,7 +497,11 @@ ts_cli_convert (int    argc,
     "into place once complete and synced. Exit status: 0 if the file was written,\n"
     "1 if the conversion failed (OUT.gguf is left as it was) or its output could\n"
     "not be printed, 2 on a usage error. Stopped by Ctrl+C, SIGTERM or SIGHUP, it\n"
-    "removes the temporary file and ends by that signal.");
+    "removes the temporary file and ends by that signal.\n"
+    "\n"
+    "Split with --split-max-tensors or --split-max-size, the output is the set\n"
+    "OUT-00001-of-0000N.gguf, … as llama.cpp's converter names it; every file is\n"
+    "written and synced before any is moved into place.");
   /* --tokenizer-pre help needs no MODEL_DIR */
   if (!ts_cli_parse (context, &argc, &argv, 0, 1, &status))
     return status;
@@ -409,6 +538,20 @@ ts_cli_convert (int    argc,
     }
   options.tokenizer_pre = tokenizer_pre;
   options.allow_unknown_tensors = allow_unknown;
+  if (split_max_tensors < 0)
+    {
+      g_printerr ("tensorscope-cli: --split-max-tensors: %d is not a number of tensors\n", split_max_tensors);
+      return 2;
+    }
+  options.split_max_tensors = (guint) split_max_tensors;
+  if (split_max_size != NULL && !parse_split_size (split_max_size, &options.split_max_size))
+    {
+      g_printerr ("tensorscope-cli: --split-max-size: '%s' is not a size: give a number of bytes, "
+                  "or one followed by K, M or G (powers of 1000, as llama.cpp reads them), "
+                  "e.g. 2G\n", split_max_size);
+      return 2;
+    }
+  options.split_no_tensor_first = no_tensor_first;
 
   dir = g_file_new_for_commandline_arg (argv[1]);
   plan = ts_conversion_plan_new (dir, &options, NULL, &error);
@@ -426,11 +569,13 @@ ts_cli_convert (int    argc,
         return ts_cli_fail (error, json);
       if (json)
         {
-          if (!ts_cli_print_json_report (plan, (TsCliJsonWriter) write_plan_json))
+          PlanJson pj = { plan, target };
+
+          if (!ts_cli_print_json_report (&pj, (TsCliJsonWriter) write_plan_json))
             return 1;
         }
       else
-        print_plan (plan);
+        print_plan (plan, target);
       return 0;
     }
   {
