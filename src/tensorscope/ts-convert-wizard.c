@@ -114,6 +114,10 @@ struct _TsConvertWizard
   GtkListBox       *type_list;
   GtkEntry         *target_entry;
   GtkLabel         *target_warning_label;
+  GtkCheckButton   *split_check;
+  GtkSpinButton    *split_size_spin;
+  GtkDropDown      *split_unit_drop;
+  GtkColumnViewColumn *plan_file_column;
   GtkPaned         *preview_paned;
   guint             divider_id;
   GtkEntry         *name_entry;
@@ -259,10 +263,45 @@ is_there (GFile *file)
   return g_file_query_file_type (file, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL) != G_FILE_TYPE_UNKNOWN;
 }
 
+/* the file the output is read back from: the target, or the first file
+ * of the split set named after it (transfer full; NULL before a plan) */
+static GFile *
+output_file (TsConvertWizard *self)
+{
+  if (self->target == NULL || self->plan == NULL)
+    return self->target != NULL ? g_object_ref (self->target) : NULL;
+  return ts_conversion_plan_get_output_file (self->plan, self->target, 0);
+}
+
+/* the number of the plan's output files that are there already */
+static guint
+count_existing_outputs (TsConvertWizard *self)
+{
+  guint n = 0;
+
+  if (self->target == NULL)
+    return 0;
+  if (self->plan == NULL)
+    return is_there (self->target);
+  for (guint k = 0; k < ts_conversion_plan_get_n_files (self->plan); k++)
+    {
+      g_autoptr(GFile) file = ts_conversion_plan_get_output_file (self->plan, self->target, k);
+
+      n += is_there (file);
+    }
+  return n;
+}
+
 static gboolean
 target_exists (TsConvertWizard *self)
 {
-  return self->target != NULL && is_there (self->target);
+  return count_existing_outputs (self) > 0;
+}
+
+static gboolean
+splitting (TsConvertWizard *self)
+{
+  return gtk_check_button_get_active (self->split_check);
 }
 
 /* Next goes insensitive while the plan is built and hides while the
@@ -1053,7 +1092,7 @@ update_target_warning (TsConvertWizard *self)
       self->target_refused = TRUE;
       message = g_strdup (error->message);
     }
-  else if (is_there (file))
+  else if (is_there (file) && !splitting (self))
     message = g_strdup (_("A file with this name exists. Converting will replace it."));
   else if (parent != NULL &&
            (parent_type = g_file_query_file_type (parent, G_FILE_QUERY_INFO_NONE, NULL)) !=
@@ -1066,7 +1105,7 @@ update_target_warning (TsConvertWizard *self)
                                  ? _("The folder %s does not exist")
                                  : _("%s is a file, not a folder"), where);
     }
-  else if (!g_str_has_suffix (text, ".gguf"))
+  else if (!g_str_has_suffix (text, ".gguf") && !splitting (self))
     message = g_strdup (_("The name does not end in .gguf, which file managers and llama.cpp's "
                           "tools expect"));
 
@@ -1081,6 +1120,16 @@ update_target_warning (TsConvertWizard *self)
     gtk_widget_add_css_class (GTK_WIDGET (self->target_entry), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->target_entry), "error");
+}
+
+/* a split set is named after the target: what the field warns of changes */
+static void
+on_split_toggled (TsConvertWizard *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->split_size_spin), splitting (self));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->split_unit_drop), splitting (self));
+  update_target_warning (self);
+  update_navigation (self);
 }
 
 static void
@@ -1289,13 +1338,42 @@ update_preview_summary (TsConvertWizard *self)
     text = g_strdup_printf (_("%s · %s (%s, %s, %s) · %s · predicted size %s"),
                             type, tensor_count, permuted, widened, generated, keys, size);
   }
+  if (ts_conversion_plan_get_n_files (self->plan) > 1)
+    {
+      guint n_files = ts_conversion_plan_get_n_files (self->plan);
+      g_autoptr(GFile) first = output_file (self);
+      g_autoptr(GFile) last = ts_conversion_plan_get_output_file (self->plan, self->target, n_files - 1);
+      g_autofree char *first_name = g_file_get_basename (first);
+      g_autofree char *last_name = g_file_get_basename (last);
+      /* Translators: "Split into 3 files: M-00001-of-00003.gguf to M-00003-of-00003.gguf" */
+      g_autofree char *split = g_strdup_printf (_("Split into %u files: %s to %s"), n_files,
+                                                first_name, last_name);
+      g_autofree char *both = g_strconcat (text, "\n", split, NULL);
+
+      g_free (text);
+      text = g_steal_pointer (&both);
+    }
   if (target_exists (self))
     {
-      g_autofree char *name = g_file_get_basename (self->target);
-      g_autofree char *replace = g_strdup_printf (_("“%s” exists: Replace overwrites it once the "
-                                                    "new file is complete."), name);
-      g_autofree char *both = g_strconcat (text, "\n", replace, NULL);
+      guint n_existing = count_existing_outputs (self);
+      g_autofree char *replace = NULL;
+      g_autofree char *both = NULL;
 
+      if (ts_conversion_plan_get_n_files (self->plan) > 1)
+        replace = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                "%u file of the set exists: Replace overwrites it "
+                                                "once all the new files are complete.",
+                                                "%u files of the set exist: Replace overwrites them "
+                                                "once all the new files are complete.", n_existing),
+                                   n_existing);
+      else
+        {
+          g_autofree char *name = g_file_get_basename (self->target);
+
+          replace = g_strdup_printf (_("“%s” exists: Replace overwrites it once the "
+                                       "new file is complete."), name);
+        }
+      both = g_strconcat (text, "\n", replace, NULL);
       g_free (text);
       text = g_steal_pointer (&both);
     }
@@ -1309,6 +1387,7 @@ show_plan (TsConvertWizard *self)
   g_autoptr(GtkNoSelection) metadata = NULL;
 
   tensors = gtk_no_selection_new (g_object_ref (ts_conversion_plan_get_tensors (self->plan)));
+  gtk_column_view_column_set_visible (self->plan_file_column, ts_conversion_plan_get_n_files (self->plan) > 1);
   gtk_column_view_set_model (self->plan_tensors_view, GTK_SELECTION_MODEL (tensors));
   metadata = gtk_no_selection_new (g_object_ref (self->plan_metadata));
   gtk_column_view_set_model (self->plan_metadata_view, GTK_SELECTION_MODEL (metadata));
@@ -1389,6 +1468,11 @@ start_plan (TsConvertWizard *self)
   data->options.finetune = data->overrides[NAMING_FINETUNE];
   data->options.size_label = data->overrides[NAMING_SIZE_LABEL];
   data->options.license = data->overrides[NAMING_LICENSE];
+  /* MB and GB as llama.cpp's --split-max-size reads them: 10^6 and 10^9 bytes */
+  if (splitting (self))
+    data->options.split_max_size = (guint64) gtk_spin_button_get_value_as_int (self->split_size_spin) *
+                                   (gtk_drop_down_get_selected (self->split_unit_drop) == 0
+                                    ? G_GUINT64_CONSTANT (1000000) : G_GUINT64_CONSTANT (1000000000));
 
   begin_busy (self);
   g_task_set_source_tag (task, start_plan);
@@ -1428,7 +1512,7 @@ bind_label (GtkSignalListItemFactory *factory,
   gtk_label_set_text (GTK_LABEL (label), text ? text : "");
 }
 
-static void
+static GtkColumnViewColumn *
 add_column (GtkColumnView *view,
             const char    *title,
             CellText       text_func,
@@ -1452,6 +1536,8 @@ add_column (GtkColumnView *view,
   gtk_column_view_column_set_fixed_width (column, width);
   gtk_column_view_column_set_expand (column, expand);
   gtk_column_view_append_column (view, column);
+  /* the view holds it */
+  return column;
 }
 
 static char *
@@ -1504,6 +1590,7 @@ plan_transform (gpointer item,
 }
 
 static char *plan_offset (gpointer item, gpointer user_data) { return ts_format_count (ts_plan_tensor_get_offset (item)); }
+static char *plan_file (gpointer item, gpointer user_data) { return g_strdup_printf ("%u", ts_plan_tensor_get_file (item) + 1); }
 static char *md_key (gpointer item, gpointer user_data) { return g_strdup (ts_metadata_entry_get_key (item)); }
 
 static char *
@@ -1543,6 +1630,9 @@ build_plan_columns (TsConvertWizard *self)
   add_column (self->plan_tensors_view, _("GGUF Shape"), plan_shape, "numeric", 120, FALSE, self);
   /* as wide as "permuted (8 heads) · copied" */
   add_column (self->plan_tensors_view, _("Transform"), plan_transform, NULL, 210, TRUE, self);
+  /* shown for a split set: the offsets are in each file's data */
+  self->plan_file_column = add_column (self->plan_tensors_view, C_("split file number", "File"),
+                                       plan_file, "numeric", 50, FALSE, self);
   add_column (self->plan_tensors_view, _("Data Offset"), plan_offset, "numeric", 110, FALSE, self);
 
   add_column (self->plan_metadata_view, _("Key"), md_key, "tensor-name", 320, FALSE, self);
@@ -1649,7 +1739,8 @@ convert_done (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       gboolean kept = target_exists (self);
-      g_autofree char *path = g_file_get_parse_name (self->target);
+      g_autoptr(GFile) first = output_file (self);
+      g_autofree char *path = g_file_get_parse_name (first);
       g_autofree char *text = g_strdup_printf (kept ? _("%s is as it was") : _("%s was not written"),
                                                path);
 
@@ -1681,8 +1772,13 @@ static void
 start_conversion (TsConvertWizard *self)
 {
   GCancellable *cancellable = replace_cancellable (&self->convert_cancellable);
-  g_autofree char *path = g_file_get_parse_name (self->target);
-  g_autofree char *text = g_strdup_printf (_("Writing %s"), path);
+  g_autoptr(GFile) first = output_file (self);
+  g_autofree char *path = g_file_get_parse_name (first);
+  guint n_more = ts_conversion_plan_get_n_files (self->plan) - 1;
+  g_autofree char *text = n_more > 0
+    ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Writing %s and %u more file",
+                                    "Writing %s and %u more files", n_more), path, n_more)
+    : g_strdup_printf (_("Writing %s"), path);
 
   g_clear_pointer (&self->error_message, g_free);
   g_clear_object (&self->converter);
@@ -1807,15 +1903,21 @@ static void
 start_audit (TsConvertWizard *self)
 {
   GCancellable *cancellable = replace_cancellable (&self->audit_cancellable);
-  g_autofree char *path = g_file_get_parse_name (self->target);
-  g_autofree char *text = g_strdup_printf (_("Saved as %s"), path);
+  g_autoptr(GFile) first = output_file (self);
+  g_autofree char *path = g_file_get_parse_name (first);
+  guint n_more = ts_conversion_plan_get_n_files (self->plan) - 1;
+  g_autofree char *text = n_more > 0
+    ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Saved as %s and %u more file",
+                                    "Saved as %s and %u more files", n_more), path, n_more)
+    : g_strdup_printf (_("Saved as %s"), path);
 
   gtk_label_set_text (self->output_label, text);
   gtk_progress_bar_set_fraction (self->audit_progress, 0);
   gtk_stack_set_visible_child_name (self->verify_stack, "running");
   show_page (self, PAGE_VERIFY);
   begin_busy (self);
-  ts_model_file_load_async (self->target, cancellable, output_loaded, g_object_ref (self));
+  /* a split set is read whole from its first file */
+  ts_model_file_load_async (first, cancellable, output_loaded, g_object_ref (self));
 }
 
 /* the conversion is done and kept; only the audit stops */
@@ -1851,16 +1953,17 @@ static void
 on_open_output (TsConvertWizard *self)
 {
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  g_autoptr(GFile) first = output_file (self);
 
-  if (self->target == NULL)
+  if (first == NULL)
     return;
   if (TS_IS_APPLICATION (app))
-    ts_application_open_file (TS_APPLICATION (app), self->target);
+    ts_application_open_file (TS_APPLICATION (app), first);
   else
     {
       TsWindow *window = ts_window_new (NULL);
 
-      ts_window_open (window, self->target);
+      ts_window_open (window, first);
       gtk_window_present (GTK_WINDOW (window));
     }
 }
@@ -2238,6 +2341,9 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   CHILD (type_list);
   CHILD (target_entry);
   CHILD (target_warning_label);
+  CHILD (split_check);
+  CHILD (split_size_spin);
+  CHILD (split_unit_drop);
   CHILD (preview_paned);
   CHILD (name_entry);
   CHILD (finetune_entry);
@@ -2266,6 +2372,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_choose_source);
   gtk_widget_class_bind_template_callback (widget_class, on_choose_target);
   gtk_widget_class_bind_template_callback (widget_class, on_target_edited);
+  gtk_widget_class_bind_template_callback (widget_class, on_split_toggled);
   gtk_widget_class_bind_template_callback (widget_class, on_layout_resize);
   gtk_widget_class_bind_template_callback (widget_class, on_layout_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, on_open_output);

@@ -69,6 +69,9 @@ open_wizard (const char *dir)
 static void
 assert_lists_leave_on_tab (GtkWidget *widget)
 {
+  /* a drop-down's list is in its popover, which Escape or a choice closes */
+  if (GTK_IS_DROP_DOWN (widget))
+    return;
   if (GTK_IS_COLUMN_VIEW (widget) || GTK_IS_LIST_VIEW (widget))
     {
       g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
@@ -372,6 +375,7 @@ check_predicted_layout (TsConversionPlan *plan,
       const TsLayoutBand *a = ts_layout_get_band (actual, i);
 
       g_assert_cmpint (p->type, ==, a->type);
+      g_assert_cmpuint (p->part, ==, a->part);
       g_assert_cmpint (p->kind, ==, a->kind);
       g_assert_cmpint (p->role, ==, a->role);
       g_assert_cmpuint (p->offset, ==, a->offset);
@@ -391,6 +395,179 @@ check_predicted_layout (TsConversionPlan *plan,
     g_assert_cmpint (last->type, ==, TS_LAYOUT_BAND_TENSOR);
     g_assert_nonnull (strstr (description, last->label));
   }
+}
+
+static gboolean on_verify_done (gpointer data);
+
+/* the first check button under @widget labelled @label, or NULL */
+static GtkWidget *
+find_check_button (GtkWidget  *widget,
+                   const char *label)
+{
+  if (GTK_IS_CHECK_BUTTON (widget) &&
+      g_strcmp0 (gtk_check_button_get_label (GTK_CHECK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_check_button (c, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* whether the preview's tensor table shows the File column (a split set's) */
+static gboolean
+plan_file_column_visible (TsConvertWizard *wizard)
+{
+  GtkWidget *view = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_COLUMN_VIEW);
+  GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      if (g_strcmp0 (gtk_column_view_column_get_title (column), "File") == 0)
+        return gtk_column_view_column_get_visible (column);
+    }
+  g_assert_not_reached ();
+}
+
+/* the options page set to split @target_path into files of at most 1 MB */
+static void
+choose_split (TsConvertWizard *wizard,
+              const char      *target_path,
+              gboolean         screenshot)
+{
+  GtkWidget *check, *spin, *drop;
+
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
+  ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_BF16);
+  ts_convert_wizard_set_target_text (wizard, target_path);
+  check = find_check_button (GTK_WIDGET (wizard), "S_plit into files of at most");
+  spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
+  drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
+  g_assert_nonnull (check);
+  g_assert_false (gtk_widget_get_sensitive (spin));
+  g_assert_false (gtk_widget_get_sensitive (drop));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+  g_assert_true (gtk_widget_get_sensitive (spin));
+  g_assert_true (gtk_widget_get_sensitive (drop));
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 1);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (drop), 0);  /* MB */
+  if (screenshot)
+    {
+      ts_test_assert_mnemonics_unique (GTK_WIDGET (wizard));
+      ts_test_assert_named (GTK_WIDGET (wizard));
+      save_screenshot (GTK_WIDGET (wizard), "wizard-split-options.png");
+    }
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+}
+
+/* Split into files of at most 1 MB (the sample is 3.6 MB): the preview
+ * draws one strip per file and names them, the set is written as
+ * llama.cpp names it, with nothing else beside it, read back whole from
+ * its first file, and passes the audit */
+static void
+test_wizard_split (void)
+{
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "split-out", NULL);
+  g_autofree char *target_path = g_build_filename (out_dir, "split.gguf", NULL);
+  g_autoptr(TsModelFile) output = NULL;
+  g_autoptr(GError) error = NULL;
+  TsConvertWizard *wizard;
+  TsConversionPlan *plan;
+  TsLayout *preview;
+  guint n_files, first = 0, n_strips = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  wizard = open_wizard (sample_dir);
+  choose_split (wizard, target_path, TRUE);
+  g_assert_null (ts_convert_wizard_get_target_message (wizard));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (ts_test_find_button (GTK_WIDGET (wizard), "Con_vert"))),
+                   ==, "Con_vert");
+  plan = ts_convert_wizard_get_plan (wizard);
+  n_files = ts_conversion_plan_get_n_files (plan);
+  g_test_message ("%u files", n_files);
+  g_assert_cmpuint (n_files, >=, 3);
+  /* each file at most 1,000,000 bytes of tensors, or one tensor */
+  for (guint k = 0; k < n_files; k++)
+    {
+      guint n = ts_conversion_plan_get_file_n_tensors (plan, k);
+      guint64 bytes = 0;
+
+      for (guint i = first; i < first + n; i++)
+        {
+          g_autoptr(TsPlanTensor) pt = g_list_model_get_item (ts_conversion_plan_get_tensors (plan), i);
+
+          g_assert_cmpuint (ts_plan_tensor_get_file (pt), ==, k);
+          bytes += ts_plan_tensor_get_size (pt);
+        }
+      g_assert_true (n == 1 || bytes <= 1000000);
+      first += n;
+    }
+  preview = ts_convert_wizard_get_preview_layout (wizard);
+  for (guint i = 0; i < ts_layout_get_n_bands (preview); i++)
+    n_strips = MAX (n_strips, ts_layout_get_band (preview, i)->part + 1);
+  g_assert_cmpuint (n_strips, ==, n_files);
+  g_assert_true (plan_file_column_visible (wizard));
+  {
+    g_autofree char *first_name = g_strdup_printf ("split-00001-of-%05u.gguf", n_files);
+    g_autofree char *said = g_strdup_printf ("Split into %u files: %s", n_files, first_name);
+
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), said));
+  }
+  save_screenshot (GTK_WIDGET (wizard), "wizard-split-preview.png");
+
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
+  g_assert_cmpstr (ts_convert_wizard_get_verify_state (wizard), ==, "result");
+  g_assert_true (ts_audit_report_get_passed (ts_audit_pane_get_report (ts_convert_wizard_get_audit_pane (wizard))));
+  /* the set, and nothing else: no split.gguf, no temporary file */
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, n_files);
+  for (guint k = 0; k < n_files; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("split-%05u-of-%05u.gguf", k + 1, n_files);
+      g_autofree char *path = g_build_filename (out_dir, name, NULL);
+      GStatBuf st;
+
+      g_assert_cmpint (g_stat (path, &st), ==, 0);
+      g_assert_cmpuint ((guint64) st.st_size, ==, ts_conversion_plan_get_file_size (plan, k));
+    }
+  {
+    g_autofree char *said = g_strdup_printf ("and %u more files", n_files - 1);
+
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), said));
+  }
+  save_screenshot (GTK_WIDGET (wizard), "wizard-split-verify.png");
+  {
+    g_autofree char *name = g_strdup_printf ("split-00001-of-%05u.gguf", n_files);
+    g_autofree char *path = g_build_filename (out_dir, name, NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+
+    output = ts_model_file_load (file, NULL, &error);
+    g_assert_no_error (error);
+  }
+  g_assert_cmpuint (g_list_model_get_n_items (ts_model_file_get_parts (output)), ==, n_files);
+  check_predicted_layout (plan, output);
+
+  gtk_window_destroy (GTK_WINDOW (wizard));
+
+  /* again to the same set: each of its files is there, and Replace says so */
+  wizard = open_wizard (sample_dir);
+  choose_split (wizard, target_path, FALSE);
+  g_assert_nonnull (ts_test_find_button (GTK_WIDGET (wizard), "_Replace"));
+  {
+    g_autofree char *said = g_strdup_printf ("%u files of the set exist", n_files);
+
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), said));
+  }
+  gtk_window_destroy (GTK_WINDOW (wizard));
 }
 
 static gboolean
@@ -519,6 +696,8 @@ test_wizard_end_to_end (void)
   /* Next was insensitive while the plan was built, which left the focus
    * nowhere: it is back on the button that goes on, so Enter converts */
   assert_focus_on_button (wizard, "Con_vert");
+  /* one file: no File column */
+  g_assert_false (plan_file_column_visible (wizard));
   plan = ts_convert_wizard_get_plan (wizard);
   g_assert_nonnull (plan);
   g_assert_cmpint (ts_conversion_plan_get_outtype (plan), ==, TS_OUTTYPE_BF16);
@@ -2107,6 +2286,7 @@ main (int   argc,
   g_test_add_func ("/wizard/audit-quantized", test_audit_quantized);
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
   g_test_add_func ("/wizard/restart-same-target", test_wizard_restart_same_target);
+  g_test_add_func ("/wizard/split", test_wizard_split);
   /* last: the application quits */
   g_test_add_func ("/wizard/quit-on-sigterm", test_quit_on_sigterm);
 
