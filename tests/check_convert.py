@@ -423,11 +423,24 @@ def main():
     for n in leftovers(out_dir):
         os.remove(os.path.join(out_dir, n))
 
-    split_output(good, big, slow)
+    split_output(good, big, many, slow)
     return summary()
 
 
-def split_output(good, big, slow):
+def gguf_py_split(sizes, max_tensors, max_size, no_tensor_first):
+    """gguf-py's GGUFWriter.add_tensor_info, re-derived: the tensor indices
+    of each file"""
+    files = [[]] + ([[]] if no_tensor_first else [])
+    for i, n in enumerate(sizes):
+        last = files[-1]
+        if last and ((max_tensors and len(last) >= max_tensors) or
+                     (max_size and sum(sizes[j] for j in last) + n > max_size)):
+            files.append([])
+        files[-1].append(i)
+    return files
+
+
+def split_output(good, big, many, slow):
     """--split-max-tensors / --split-max-size: the set is written whole or
     not at all (tests/check_interop.py compares its bytes with llama.cpp's
     own split output)."""
@@ -453,6 +466,27 @@ def split_output(good, big, slow):
           [f["tensors"] for f in files] == [min(4, len(tensors) - 4 * k) for k in range(n)] and
           sum(f["size"] for f in files) == plan["predicted_size"] and not present(),
           r.stdout[-400:] + r.stderr)
+
+    # how the tensors are shared out, against gguf-py's rule re-derived
+    sizes = [t["size"] for t in tensors]
+    for max_t, max_s, first in ((4, 0, False), (0, sum(sizes) // 3, False), (0, min(sizes) - 1, False),
+                                (0, sum(sizes) // 4, True), (0, 0, True), (5, sum(sizes) // 2, True)):
+        args = ["--split-max-tensors", str(max_t), "--split-max-size", str(max_s)]
+        args += ["--no-tensor-first-split"] if first else []
+        r = run("convert", good, "-o", target, "--dry-run", "--json", *args)
+        want = gguf_py_split(sizes, max_t, max_s, first)
+        got = json.loads(r.stdout) if r.returncode == 0 else {}
+        files_got = [[i for i, t in enumerate(got.get("tensors", [])) if t["file"] == k]
+                     for k in range(len(got.get("files", [])))]
+        check("split %s: the files gguf-py's writer makes (%d)" % (" ".join(args), len(want)),
+              files_got == want and [f["tensors"] for f in got["files"]] == [len(f) for f in want] and
+              [f["name"] for f in got["files"]] == (names(len(want)) if len(want) > 1 else [target]),
+              "got %s, want %s: %s" % (files_got, want, r.stderr.strip()[-300:]))
+
+    r = run("convert", good, "-o", sdir, "--split-max-tensors", "4")
+    check("split: a folder given as the output name is refused",
+          r.returncode == 1 and "is a folder" in r.stderr and not present(),
+          "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
 
     # a file of the set already there: refused up front, without --force
     os.makedirs(sdir, exist_ok=True)
@@ -493,12 +527,30 @@ def split_output(good, big, slow):
         check("split: %s refused as a usage error" % " ".join(bad),
               r.returncode == 2 and why in r.stderr and not present(), r.stderr.strip())
 
-    # the disk fills while the set is written: no file of it is left
-    r = run("convert", good, "-o", target, "--split-max-tensors", "4",
-            env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})
-    check("split, disk full: exit 1, no file of the set, no temporary file",
-          r.returncode == 1 and "no space" in r.stderr.lower() and not present(),
-          "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+    # the disk fills while the set is written: no file of it is left, in
+    # the first file or (metadata only, that one is whole) in the second
+    for extra in ([], ["--no-tensor-first-split"]):
+        r = run("convert", good, "-o", target, "--split-max-tensors", "4", *extra,
+                env={"TENSORSCOPE_TEST_FAIL_WRITES_AFTER": "100000"})
+        check("split%s, disk full: exit 1, no file of the set, no temporary file" % " ".join([""] + extra),
+              r.returncode == 1 and "no space" in r.stderr.lower() and not present(),
+              "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+
+    # a set of more files than the soft open-file limit
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    r = run("convert", many, "-o", target, "--dry-run", "--json")
+    n_many = len(json.loads(r.stdout)["tensors"]) if r.returncode == 0 else 0
+    p = subprocess.run([CLI, "convert", many, "-o", target, "--split-max-tensors", "1"],
+                       capture_output=True, text=True, timeout=300,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (128, hard)))
+    check("split into %d files under a soft limit of 128 open files" % n_many,
+          n_many > 128 and p.returncode == 0 and present() == [os.path.basename(x) for x in names(n_many)],
+          "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
+    shutil.rmtree(sdir)
+    os.makedirs(sdir)
+
+    r = run("convert", big, "-o", target, "--outtype", "q8_0", "--split-max-tensors", "8", "--dry-run", "--json")
+    n_big = len(json.loads(r.stdout)["files"]) if r.returncode == 0 else 0
 
     def slowed(*extra):
         return subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "1",
@@ -518,8 +570,6 @@ def split_output(good, big, slow):
     # moved into place beside it, and the files already moved go again
     p = slowed()
     started = wait_for_part(sdir, p)
-    made = sorted(n_ for n_ in leftovers(sdir))
-    n_big = len(made)
     last = os.path.join(sdir, "s-%05d-of-%05d.gguf" % (n_big, n_big))
     with open(last, "w") as f:
         f.write("mine")
@@ -529,6 +579,24 @@ def split_output(good, big, slow):
           present() == [os.path.basename(last)] and open(last).read() == "mine",
           "exit %d: %s %s" % (p.returncode, err.strip(), present()))
     os.remove(last)
+
+    # with --force over an earlier set, a file that cannot be replaced (a
+    # folder put in its place meanwhile) leaves the earlier set as it was
+    for k, name in enumerate(names(n_big)):
+        with open(name, "w") as f:
+            f.write("old %d" % k)
+    p = slowed("--force")
+    started = wait_for_part(sdir, p)
+    os.remove(last)
+    os.mkdir(last)
+    _, err = p.communicate(timeout=120)
+    kept = all(os.path.isfile(name) and open(name).read() == "old %d" % k
+               for k, name in enumerate(names(n_big)[:-1]))
+    check("split --force: a file that cannot be replaced leaves the earlier set as it was",
+          started and p.returncode == 1 and os.path.basename(last) in err and kept and
+          os.path.isdir(last) and present() == sorted(os.path.basename(x) for x in names(n_big)),
+          "exit %d: %s %s" % (p.returncode, err.strip(), present()))
+    os.rmdir(last)
 
 
 if __name__ == "__main__":

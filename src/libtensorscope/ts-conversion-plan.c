@@ -1491,6 +1491,16 @@ ts_conversion_plan_check_target (TsConversionPlan  *self,
   g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (target), FALSE);
 
+  /* a folder given for the name a set is named after: said as for one file */
+  if (self->files->len > 1 &&
+      g_file_query_file_type (target, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+    {
+      g_autofree char *path = g_file_get_path (target);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   _("%s is a folder: give the output file's name"), path);
+      return FALSE;
+    }
   for (guint k = 0; k < self->files->len; k++)
     {
       g_autoptr(GFile) file = ts_conversion_plan_get_output_file (self, target, k);
@@ -1506,7 +1516,9 @@ ts_conversion_plan_check_space (TsConversionPlan  *self,
                                 GFile             *target,
                                 GError           **error)
 {
-  g_autoptr(GFile) resolved = _ts_output_file_resolve (target);
+  /* (a split set's files are new names beside @target) */
+  g_autoptr(GFile) first = ts_conversion_plan_get_output_file (self, target, 0);
+  g_autoptr(GFile) resolved = _ts_output_file_resolve (first);
   g_autoptr(GFile) dir = g_file_get_parent (resolved);
   g_autofree char *path = dir ? g_file_get_path (dir) : NULL;
   struct statvfs st;

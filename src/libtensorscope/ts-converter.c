@@ -939,29 +939,29 @@ write_file (TsConverter   *self,
 }
 
 /* Moves every file into place once all are written and synced. Should one
- * move fail, the files already moved are removed again: no part of a
- * split set is left where a whole one is expected. */
+ * move fail, the moves already made are undone, the files they replaced
+ * put back: no part of a split set is left where a whole one is expected,
+ * and an earlier set stays whole. */
 static gboolean
-commit_all (TsConverter  *self,
-            GPtrArray    *writers,
-            GFile        *target,
-            GError      **error)
+commit_all (GPtrArray  *writers,
+            GError    **error)
 {
   for (guint k = 0; k < writers->len; k++)
-    if (!ts_gguf_writer_sync (g_ptr_array_index (writers, k), error))
-      return FALSE;
+    {
+      if (writers->len > 1)
+        ts_gguf_writer_keep_replaced (g_ptr_array_index (writers, k));
+      if (!ts_gguf_writer_sync (g_ptr_array_index (writers, k), error))
+        return FALSE;
+    }
   for (guint k = 0; k < writers->len; k++)
     if (!ts_gguf_writer_commit (g_ptr_array_index (writers, k), error))
       {
         for (guint j = 0; j < k; j++)
-          {
-            g_autoptr(GFile) placed = ts_conversion_plan_get_output_file (self->plan, target, j);
-            g_autofree char *path = g_file_get_path (placed);
-
-            g_unlink (path);
-          }
+          ts_gguf_writer_undo_commit (g_ptr_array_index (writers, j));
         return FALSE;
       }
+  for (guint k = 0; k < writers->len; k++)
+    ts_gguf_writer_drop_replaced (g_ptr_array_index (writers, k));
   return TRUE;
 }
 
@@ -993,7 +993,9 @@ ts_converter_run (TsConverter   *self,
   __atomic_store_n (&self->bytes_done, 0, __ATOMIC_RELAXED);
 
   /* every temporary file first: a target that cannot be written fails the
-   * run before any work */
+   * run before any work (a set of many files may need more descriptors
+   * than the soft limit) */
+  raise_open_file_limit ();
   for (guint k = 0; k < n_files && ok; k++)
     {
       g_autoptr(GFile) file = ts_conversion_plan_get_output_file (plan, target, k);
@@ -1015,7 +1017,7 @@ ts_converter_run (TsConverter   *self,
   ok = ok &&
        !g_cancellable_set_error_if_cancelled (cancellable, error) &&
        ts_conversion_plan_check_unchanged (plan, error) &&
-       commit_all (self, writers, target, error);
+       commit_all (writers, error);
   if (!ok)
     for (guint k = 0; k < writers->len; k++)
       ts_gguf_writer_abort (g_ptr_array_index (writers, k));

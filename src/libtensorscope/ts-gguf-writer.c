@@ -47,6 +47,9 @@ struct _TsGgufWriter
   gboolean        refuse_direct;
   gboolean        direct;     /* atomic */
   gboolean        synced;
+  gboolean        keep_replaced;
+  char           *replaced_path; /* the file the commit replaced, kept aside */
+  gboolean        committed;
 };
 
 static void
@@ -78,6 +81,7 @@ ts_gguf_writer_free (TsGgufWriter *self)
   if (self == NULL)
     return;
   ts_gguf_writer_abort (self);
+  g_free (self->replaced_path);
   g_array_unref (self->tensors);
   g_clear_object (&self->target);
   g_free (self);
@@ -388,21 +392,41 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
                        GError       **error)
 {
   g_autofree char *target_path = g_file_get_path (self->target);
+  GStatBuf st;
   int errsv;
 
   g_return_val_if_fail (self->fd >= 0, FALSE);
 
   if (!ts_gguf_writer_sync (self, error))
     return FALSE;
+  /* the file to be replaced goes aside first, under the temporary file's
+   * name with .old for .part */
+  if (self->overwrite && self->keep_replaced && g_lstat (target_path, &st) == 0 && !S_ISDIR (st.st_mode))
+    {
+      g_autofree char *stem = g_strndup (self->temp_path, strlen (self->temp_path) - strlen (".part"));
+
+      self->replaced_path = g_strconcat (stem, ".old", NULL);
+      if (rename (target_path, self->replaced_path) != 0)
+        {
+          errsv = errno;
+          g_clear_pointer (&self->replaced_path, g_free);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                       _("cannot move the result to %s: %s"), target_path, g_strerror (errsv));
+          return FALSE;
+        }
+    }
   /* without --force, link() refuses to replace a file that appeared meanwhile */
   if (self->overwrite ? rename (self->temp_path, target_path) != 0
                       : link (self->temp_path, target_path) != 0)
     {
       errsv = errno;
+      if (self->replaced_path != NULL && rename (self->replaced_path, target_path) == 0)
+        g_clear_pointer (&self->replaced_path, g_free);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
                    _("cannot move the result to %s: %s"), target_path, g_strerror (errsv));
       return FALSE;
     }
+  self->committed = TRUE;
   if (!self->overwrite)
     g_unlink (self->temp_path);
   sync_parent_directory (target_path);
@@ -410,6 +434,41 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
   self->fd = -1;
   g_clear_pointer (&self->temp_path, g_free);
   return TRUE;
+}
+
+void
+ts_gguf_writer_keep_replaced (TsGgufWriter *self)
+{
+  self->keep_replaced = TRUE;
+}
+
+void
+ts_gguf_writer_undo_commit (TsGgufWriter *self)
+{
+  g_autofree char *target_path = NULL;
+
+  if (!self->committed)
+    return;
+  target_path = g_file_get_path (self->target);
+  if (self->replaced_path != NULL)
+    {
+      if (rename (self->replaced_path, target_path) == 0)
+        g_clear_pointer (&self->replaced_path, g_free);
+    }
+  else
+    g_unlink (target_path);
+  self->committed = FALSE;
+  sync_parent_directory (target_path);
+}
+
+void
+ts_gguf_writer_drop_replaced (TsGgufWriter *self)
+{
+  if (self->replaced_path != NULL)
+    {
+      g_unlink (self->replaced_path);
+      g_clear_pointer (&self->replaced_path, g_free);
+    }
 }
 
 void

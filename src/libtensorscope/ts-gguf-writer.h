@@ -63,6 +63,15 @@ gboolean      ts_gguf_writer_sync             (TsGgufWriter   *self,
 /* syncs and moves the temporary file into place */
 gboolean      ts_gguf_writer_commit           (TsGgufWriter   *self,
                                                GError        **error);
+/* For one file of several moved into place together: the commit moves
+ * the file it replaces aside (beside it, hidden) instead of dropping it,
+ * so that ts_gguf_writer_undo_commit() can put it back, until
+ * ts_gguf_writer_drop_replaced() */
+void          ts_gguf_writer_keep_replaced    (TsGgufWriter   *self);
+/* after a commit: the target as it was before it (removed if it was not
+ * there) */
+void          ts_gguf_writer_undo_commit      (TsGgufWriter   *self);
+void          ts_gguf_writer_drop_replaced    (TsGgufWriter   *self);
 /* removes the temporary file; safe to call at any time */
 void          ts_gguf_writer_abort            (TsGgufWriter   *self);
 

@@ -589,9 +589,17 @@ ts_cli_convert (int    argc,
         /* Ctrl+C, a closed terminal: said as what it is, with what it left */
         if (cancelled)
           {
+            g_autoptr(GFile) first = ts_conversion_plan_get_output_file (plan, target, 0);
+            g_autofree char *first_path = g_file_get_path (first);
+
             g_clear_error (&error);
-            g_set_error (&error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                         "cancelled: nothing was written to %s", output);
+            if (ts_conversion_plan_get_n_files (plan) > 1)
+              g_set_error (&error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           "cancelled: nothing was written to %s or the other files of the set",
+                           first_path);
+            else
+              g_set_error (&error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           "cancelled: nothing was written to %s", output);
           }
         status = ts_cli_fail (error, json);
         if (cancelled)

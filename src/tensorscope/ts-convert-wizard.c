@@ -1469,6 +1469,8 @@ start_plan (TsConvertWizard *self)
   data->options.size_label = data->overrides[NAMING_SIZE_LABEL];
   data->options.license = data->overrides[NAMING_LICENSE];
   /* MB and GB as llama.cpp's --split-max-size reads them: 10^6 and 10^9 bytes */
+  /* a number typed and not yet taken in (Alt+N leaves the focus there) */
+  gtk_spin_button_update (self->split_size_spin);
   if (splitting (self))
     data->options.split_max_size = (guint64) gtk_spin_button_get_value_as_int (self->split_size_spin) *
                                    (gtk_drop_down_get_selected (self->split_unit_drop) == 0
@@ -1739,10 +1741,16 @@ convert_done (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       gboolean kept = target_exists (self);
+      gboolean set = ts_conversion_plan_get_n_files (self->plan) > 1;
       g_autoptr(GFile) first = output_file (self);
       g_autofree char *path = g_file_get_parse_name (first);
-      g_autofree char *text = g_strdup_printf (kept ? _("%s is as it was") : _("%s was not written"),
-                                               path);
+      g_autofree char *text = NULL;
+
+      if (set)
+        text = g_strdup_printf (kept ? _("The files of the set %s, … are as they were")
+                                     : _("No file of the set %s, … was written"), path);
+      else
+        text = g_strdup_printf (kept ? _("%s is as it was") : _("%s was not written"), path);
 
       /* no rate or time left for work that stopped */
       gtk_label_set_text (self->convert_target_label, text);
