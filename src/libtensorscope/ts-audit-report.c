@@ -667,6 +667,7 @@ struct _TsAuditReport
   char        *target_format;
   guint64      source_size;
   guint64      target_size;
+  guint        target_files;
   guint        source_tensors;
   guint        target_tensors;
   GListStore  *checks;
@@ -741,6 +742,7 @@ _ts_audit_report_new (TsAuditMode  mode,
   self->target_format = describe_format (target);
   self->source_size = ts_model_file_get_total_size (source);
   self->target_size = ts_model_file_get_total_size (target);
+  self->target_files = g_list_model_get_n_items (ts_model_file_get_parts (target));
   self->source_tensors = ts_model_file_get_n_tensors (source);
   self->target_tensors = ts_model_file_get_n_tensors (target);
   return self;
@@ -831,6 +833,13 @@ ts_audit_report_get_target_size (TsAuditReport *self)
 {
   g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), 0);
   return self->target_size;
+}
+
+guint
+ts_audit_report_get_target_n_files (TsAuditReport *self)
+{
+  g_return_val_if_fail (TS_IS_AUDIT_REPORT (self), 0);
+  return self->target_files;
 }
 
 GListModel *

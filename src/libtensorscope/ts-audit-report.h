@@ -133,6 +133,8 @@ const char  *ts_audit_report_get_source_name  (TsAuditReport *self);
 const char  *ts_audit_report_get_target_name  (TsAuditReport *self);
 guint64      ts_audit_report_get_source_size  (TsAuditReport *self);
 guint64      ts_audit_report_get_target_size  (TsAuditReport *self);
+/* the files the target was read from: more than 1 for a split set */
+guint        ts_audit_report_get_target_n_files (TsAuditReport *self);
 /* GListModel of TsAuditCheck, TsAuditPair, TsAuditSizeRow */
 GListModel  *ts_audit_report_get_checks       (TsAuditReport *self);
 GListModel  *ts_audit_report_get_pairs        (TsAuditReport *self);

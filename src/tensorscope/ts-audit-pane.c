@@ -533,6 +533,7 @@ update_banner (TsAuditPane *self)
   g_autofree char *subtitle = NULL;
   g_autofree char *source_size = g_format_size (ts_audit_report_get_source_size (self->report));
   g_autofree char *target_size = g_format_size (ts_audit_report_get_target_size (self->report));
+  guint n_target_files = ts_audit_report_get_target_n_files (self->report);
 
   if (passed && n_warned == 0)
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "All %u check passed",
@@ -558,6 +559,15 @@ update_banner (TsAuditPane *self)
                                           "%u of %u checks failed: %u tensors differ",
                                           n_bad_pairs),
                              n_failed, n_checks, n_bad_pairs);
+  /* a split set is named by its first file: how many there are is said */
+  if (n_target_files > 1 && ts_audit_report_get_target_name (self->report) != NULL)
+    {
+      /* Translators: a split set's size in the audit's subtitle, "18.7 MB in 23 files" */
+      g_autofree char *in_files = g_strdup_printf (_("%s in %u files"), target_size, n_target_files);
+
+      g_free (target_size);
+      target_size = g_steal_pointer (&in_files);
+    }
   /* Translators: source → target, sizes, warnings, time */
   subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                            "%s (%s) → %s (%s) · %u warning · compared in %.1f s",
