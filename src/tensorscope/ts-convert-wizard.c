@@ -1776,17 +1776,28 @@ convert_done (GObject      *object,
   start_audit (self);
 }
 
+/* the output's first file, and how many more a split set has:
+ * "/m/out-00001-of-00003.gguf and 2 more files" */
+static char *
+describe_output (TsConvertWizard *self)
+{
+  g_autoptr(GFile) first = output_file (self);
+  g_autofree char *path = g_file_get_parse_name (first);
+  guint n_more = ts_conversion_plan_get_n_files (self->plan) - 1;
+
+  if (n_more == 0)
+    return g_steal_pointer (&path);
+  /* Translators: "/m/out-00001-of-00003.gguf and 2 more files" */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s and %u more file", "%s and %u more files",
+                                       n_more), path, n_more);
+}
+
 static void
 start_conversion (TsConvertWizard *self)
 {
   GCancellable *cancellable = replace_cancellable (&self->convert_cancellable);
-  g_autoptr(GFile) first = output_file (self);
-  g_autofree char *path = g_file_get_parse_name (first);
-  guint n_more = ts_conversion_plan_get_n_files (self->plan) - 1;
-  g_autofree char *text = n_more > 0
-    ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Writing %s and %u more file",
-                                    "Writing %s and %u more files", n_more), path, n_more)
-    : g_strdup_printf (_("Writing %s"), path);
+  g_autofree char *output = describe_output (self);
+  g_autofree char *text = g_strdup_printf (_("Writing %s"), output);
 
   g_clear_pointer (&self->error_message, g_free);
   g_clear_object (&self->converter);
@@ -1912,12 +1923,8 @@ start_audit (TsConvertWizard *self)
 {
   GCancellable *cancellable = replace_cancellable (&self->audit_cancellable);
   g_autoptr(GFile) first = output_file (self);
-  g_autofree char *path = g_file_get_parse_name (first);
-  guint n_more = ts_conversion_plan_get_n_files (self->plan) - 1;
-  g_autofree char *text = n_more > 0
-    ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Saved as %s and %u more file",
-                                    "Saved as %s and %u more files", n_more), path, n_more)
-    : g_strdup_printf (_("Saved as %s"), path);
+  g_autofree char *output = describe_output (self);
+  g_autofree char *text = g_strdup_printf (_("Saved as %s"), output);
 
   gtk_label_set_text (self->output_label, text);
   gtk_progress_bar_set_fraction (self->audit_progress, 0);
