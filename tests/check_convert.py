@@ -512,6 +512,18 @@ def split_output(good, big, many, slow):
     shutil.rmtree(sdir)
     os.makedirs(sdir)
 
+    # more files than a set Tensorscope reads back (8,192): refused before writing
+    huge = fresh("9000-tensors", "--layers", "1000", "--hidden", "16", "--heads", "2", "--kv-heads", "1",
+                 "--intermediate", "16", "--vocab", "600")
+    r = run("convert", huge, "-o", target, "--split-max-tensors", "1")
+    check("split into 9,003 files: refused up front, nothing written",
+          r.returncode == 1 and "make 9003 files" in r.stderr and "at most 8192" in r.stderr and not present(),
+          "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+    r = run("convert", huge, "-o", target, "--split-max-tensors", "2", "--dry-run")
+    check("split into 4,502 files: planned", r.returncode == 0 and "in 4502 files" in r.stdout,
+          "exit %d: %s" % (r.returncode, r.stderr.strip()[-300:]))
+    shutil.rmtree(huge)
+
     r = run("convert", good, "-o", target, "--split-max-tensors", "100000")
     check("split limits the model fits within: one file, plainly named, with a warning",
           r.returncode == 0 and present() == ["s.gguf"] and "not split" in r.stderr,

@@ -28,9 +28,14 @@
 #include "ts-hf-naming.h"
 #include "ts-hf-tokenizer.h"
 #include "ts-json-private.h"
+#include "ts-map-guard-private.h"
 #include "ts-safetensors-file.h"
 
 #define GGUF_ALIGNMENT 32
+
+/* a split set's files: as many as the reader takes, within split.count's
+ * 16 bits (llama.cpp's limit, 65,535) */
+G_STATIC_ASSERT (TS_MAP_GUARD_MAX <= G_MAXUINT16);
 
 /* ---- TsPlanTensor ---- */
 
@@ -964,11 +969,11 @@ split_tensors (TsConversionPlan     *self,
         add_warning (self, _("the model fits in one file within the split limits: it is not split"));
       return TRUE;
     }
-  if (self->files->len > G_MAXUINT16)
+  if (self->files->len > TS_MAP_GUARD_MAX)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("these split limits make %u files, but a split set holds at most %u "
-                   "(split.count is a 16-bit number)"), self->files->len, G_MAXUINT16);
+                   _("these split limits make %u files, but Tensorscope reads back and audits "
+                   "split sets of at most %u"), self->files->len, TS_MAP_GUARD_MAX);
       return FALSE;
     }
   for (guint k = 0; k < self->files->len; k++)
