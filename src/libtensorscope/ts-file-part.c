@@ -162,6 +162,13 @@ _ts_file_part_set_data_offset (TsFilePart *self,
   self->data_offset = offset;
 }
 
+void
+_ts_file_part_set_index (TsFilePart *self,
+                         guint       index)
+{
+  self->index = index;
+}
+
 GFile *
 ts_file_part_get_file (TsFilePart *self)
 {

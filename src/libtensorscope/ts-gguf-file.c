@@ -994,8 +994,17 @@ load_split_set (TsModelFile     *model,
         return NULL;
       _ts_model_file_progress (first, 0.0, 1.0, i, count,
                                _("Reading split %u of %u"), i + 1, count);
-      if ((split = load_file (path, i, NULL, cancellable, error)) == NULL ||
-          !merge_split (first, TS_MODEL_FILE (split), i, count, error))
+      /* the file opened is read already */
+      if (i == no)
+        {
+          g_autoptr(TsFilePart) part = g_list_model_get_item (ts_model_file_get_parts (model), 0);
+
+          _ts_file_part_set_index (part, i);
+          split = TS_GGUF_FILE (g_object_ref (model));
+        }
+      else if ((split = load_file (path, i, NULL, cancellable, error)) == NULL)
+        return NULL;
+      if (!merge_split (first, TS_MODEL_FILE (split), i, count, error))
         return NULL;
     }
   /* llama.cpp refuses a set without this key, and one that does not hold

@@ -89,6 +89,9 @@ void          _ts_file_part_add_region     (TsFilePart      *self,
                                             guint64          length);
 void          _ts_file_part_set_data_offset (TsFilePart     *self,
                                              guint64         offset);
+/* a file read alone first, then found to be part @index of a set */
+void          _ts_file_part_set_index      (TsFilePart      *self,
+                                            guint            index);
 /* Maps @file read-only; an empty file gives a valid part with no bytes. */
 TsFilePart   *_ts_file_part_open           (GFile           *file,
                                             guint            index,
