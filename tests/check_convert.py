@@ -610,6 +610,44 @@ def split_output(good, big, many, slow):
           "exit %d: %s %s" % (p.returncode, err.strip(), present()))
     os.rmdir(last)
 
+    # --force over the earlier set: replaced whole, nothing kept aside
+    p = slowed("--force")
+    _, err = p.communicate(timeout=120)
+    check("split --force over an earlier set: every file replaced, nothing hidden left beside them",
+          p.returncode == 0 and present() == sorted(os.path.basename(x) for x in names(n_big)) and
+          all(open(x, "rb").read(4) == b"GGUF" for x in names(n_big)),
+          "exit %d: %s %s" % (p.returncode, err.strip(), present()))
+
+    # the move into place of the third file fails (a test hook) after two
+    # were moved: the earlier set is back, whole, under its names
+    for k, name in enumerate(names(n_big)):
+        with open(name, "w") as f:
+            f.write("old %d" % k)
+    r = run("convert", big, "-o", target, "--outtype", "q8_0", "--split-max-tensors", "8", "--force",
+            env={"TENSORSCOPE_TEST_FAIL_COMMIT": "2"})
+    kept = all(os.path.isfile(name) and open(name).read() == "old %d" % k for k, name in enumerate(names(n_big)))
+    check("split --force, the third move fails: the earlier set is as it was, nothing left beside it",
+          r.returncode == 1 and os.path.basename(names(n_big)[2]) in r.stderr and kept and
+          present() == sorted(os.path.basename(x) for x in names(n_big)),
+          "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+    for name in names(n_big):
+        os.remove(name)
+
+    # two names of the set are one file (links to it): refused, as writing
+    # each would replace the other
+    shared = os.path.join(WORK, "shared.bin")
+    with open(shared, "w") as f:
+        f.write("mine")
+    os.symlink(shared, names(n_big)[1])
+    os.symlink(shared, names(n_big)[2])
+    r = run("convert", big, "-o", target, "--outtype", "q8_0", "--split-max-tensors", "8", "--force")
+    check("split --force: two files of the set that are one file are refused, the file untouched",
+          r.returncode == 1 and "are the same file" in r.stderr and open(shared).read() == "mine",
+          "exit %d: %s" % (r.returncode, r.stderr.strip()))
+    os.remove(names(n_big)[1])
+    os.remove(names(n_big)[2])
+    os.remove(shared)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -942,6 +942,7 @@ split_tensors (TsConversionPlan     *self,
   guint n_tensors = g_list_model_get_n_items (tensors);
   gboolean splitting = options->split_max_tensors > 0 || options->split_max_size > 0;
   PlanFile empty = { 0 };
+  guint n_shards;
 
   g_array_append_val (self->files, empty);
   if (options->split_no_tensor_first)
@@ -969,11 +970,14 @@ split_tensors (TsConversionPlan     *self,
         add_warning (self, _("the model fits in one file within the split limits: it is not split"));
       return TRUE;
     }
-  if (self->files->len > TS_MAP_GUARD_MAX)
+  /* the audit has the checkpoint's shards open beside the set */
+  n_shards = g_list_model_get_n_items (ts_model_file_get_parts (self->source));
+  if (self->files->len + n_shards > TS_MAP_GUARD_MAX)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    _("these split limits make %u files, but Tensorscope reads back and audits "
-                   "split sets of at most %u"), self->files->len, TS_MAP_GUARD_MAX);
+                   "at most %u files at once (this checkpoint's %u included)"),
+                   self->files->len, TS_MAP_GUARD_MAX, n_shards);
       return FALSE;
     }
   for (guint k = 0; k < self->files->len; k++)
@@ -1493,6 +1497,8 @@ ts_conversion_plan_check_target (TsConversionPlan  *self,
                                  gboolean           overwrite,
                                  GError           **error)
 {
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
   g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (target), FALSE);
 
@@ -1509,9 +1515,28 @@ ts_conversion_plan_check_target (TsConversionPlan  *self,
   for (guint k = 0; k < self->files->len; k++)
     {
       g_autoptr(GFile) file = ts_conversion_plan_get_output_file (self, target, k);
+      g_autofree char *path = g_file_get_path (file);
+      GStatBuf st;
 
       if (!check_output_file (self, file, overwrite, error))
         return FALSE;
+      /* two names of one file (links): each file written would replace
+       * the one before */
+      if (path != NULL && g_stat (path, &st) == 0)
+        {
+          g_autofree char *id = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                                                 (guint64) st.st_dev, (guint64) st.st_ino);
+          const char *other = g_hash_table_lookup (seen, id);
+
+          if (other != NULL)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("%s and %s are the same file: the files of a split set must be "
+                           "distinct"), other, path);
+              return FALSE;
+            }
+          g_hash_table_insert (seen, g_steal_pointer (&id), g_strdup (path));
+        }
     }
   return TRUE;
 }

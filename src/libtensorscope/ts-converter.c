@@ -52,6 +52,7 @@ struct _TsConverter
   guint64           fail_after;
   gboolean          direct_io;
   gboolean          refuse_direct_io;
+  guint64           fail_commit;
   guint64           block_bytes;
   guint64           block_delay_us;
 
@@ -133,6 +134,8 @@ read_test_hooks (TsConverter *self)
   self->fail_after = _ts_test_hook ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER", G_MAXUINT64);
   self->direct_io = g_getenv ("TENSORSCOPE_TEST_NO_DIRECT_IO") == NULL;
   self->refuse_direct_io = g_getenv ("TENSORSCOPE_TEST_REFUSE_DIRECT_IO") != NULL;
+  /* a split set's file (from 0) whose move into place fails */
+  self->fail_commit = _ts_test_hook ("TENSORSCOPE_TEST_FAIL_COMMIT", G_MAXUINT);
   if (block > 0 && block % TS_GGUF_WRITER_DIRECT_ALIGNMENT == 0)
     self->block_bytes = block;
   self->block_delay_us = _ts_test_hook ("TENSORSCOPE_TEST_BLOCK_DELAY_US", 0);
@@ -956,8 +959,15 @@ commit_all (GPtrArray  *writers,
   for (guint k = 0; k < writers->len; k++)
     if (!ts_gguf_writer_commit (g_ptr_array_index (writers, k), error))
       {
-        for (guint j = 0; j < k; j++)
-          ts_gguf_writer_undo_commit (g_ptr_array_index (writers, j));
+        /* newest first: two names of one file (links) end as they began */
+        for (guint j = k; j-- > 0;)
+          {
+            g_autofree char *kept = ts_gguf_writer_undo_commit (g_ptr_array_index (writers, j));
+
+            if (kept != NULL)
+              g_prefix_error (error, _("a file the set replaced could not be put back and is kept "
+                                       "as %s; "), kept);
+          }
         return FALSE;
       }
   for (guint k = 0; k < writers->len; k++)
@@ -1005,6 +1015,7 @@ ts_converter_run (TsConverter   *self,
       if (self->fail_after != G_MAXUINT64)
         _ts_gguf_writer_set_fail_after (writer, self->fail_after);
       _ts_gguf_writer_set_refuse_direct_io (writer, self->refuse_direct_io);
+      _ts_gguf_writer_set_fail_commit (writer, k == self->fail_commit);
       ok = ts_gguf_writer_open (writer, file, overwrite, error);
     }
   for (guint k = 0; k < n_files && ok; k++)

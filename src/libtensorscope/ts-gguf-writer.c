@@ -50,6 +50,7 @@ struct _TsGgufWriter
   gboolean        keep_replaced;
   char           *replaced_path; /* the file the commit replaced, kept aside */
   gboolean        committed;
+  gboolean        fail_commit;
 };
 
 static void
@@ -387,43 +388,90 @@ ts_gguf_writer_sync (TsGgufWriter  *self,
   return TRUE;
 }
 
+/* rename() that fails where something is at @to already (a file that
+ * appeared since it was looked for) */
+static int
+rename_noreplace (const char *from,
+                  const char *to)
+{
+  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    return 0;
+  if (errno != EINVAL && errno != ENOSYS)
+    return -1;
+  /* a file system without it: the same through a link */
+  if (link (from, to) != 0)
+    return -1;
+  g_unlink (from);
+  return 0;
+}
+
+/* With keep_replaced: the target's name holds the old file or the new one
+ * at every moment (a crash in between leaves an extra hidden link, never
+ * no file): the old file gets a second name beside it, then the new one
+ * takes its place. A file system without hard links moves it aside
+ * instead. */
+static gboolean
+keep_replaced_aside (TsGgufWriter  *self,
+                     const char    *target_path,
+                     GError       **error)
+{
+  g_autofree char *stem = g_strndup (self->temp_path, strlen (self->temp_path) - strlen (".part"));
+  int errsv;
+
+  self->replaced_path = g_strconcat (stem, ".old", NULL);
+  if (link (target_path, self->replaced_path) == 0 ||
+      rename (target_path, self->replaced_path) == 0)
+    return TRUE;
+  errsv = errno;
+  g_clear_pointer (&self->replaced_path, g_free);
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+               _("cannot move the result to %s: %s"), target_path, g_strerror (errsv));
+  return FALSE;
+}
+
 gboolean
 ts_gguf_writer_commit (TsGgufWriter  *self,
                        GError       **error)
 {
   g_autofree char *target_path = g_file_get_path (self->target);
   GStatBuf st;
-  int errsv;
+  gboolean replacing;
+  int status, errsv;
 
   g_return_val_if_fail (self->fd >= 0, FALSE);
 
   if (!ts_gguf_writer_sync (self, error))
     return FALSE;
-  /* the file to be replaced goes aside first, under the temporary file's
-   * name with .old for .part */
-  if (self->overwrite && self->keep_replaced && g_lstat (target_path, &st) == 0 && !S_ISDIR (st.st_mode))
+  replacing = self->overwrite && g_lstat (target_path, &st) == 0 && !S_ISDIR (st.st_mode);
+  if (replacing && self->keep_replaced && !keep_replaced_aside (self, target_path, error))
+    return FALSE;
+  if (self->fail_commit)
     {
-      g_autofree char *stem = g_strndup (self->temp_path, strlen (self->temp_path) - strlen (".part"));
-
-      self->replaced_path = g_strconcat (stem, ".old", NULL);
-      if (rename (target_path, self->replaced_path) != 0)
-        {
-          errsv = errno;
-          g_clear_pointer (&self->replaced_path, g_free);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                       _("cannot move the result to %s: %s"), target_path, g_strerror (errsv));
-          return FALSE;
-        }
+      errno = EIO;
+      status = -1;
     }
-  /* without --force, link() refuses to replace a file that appeared meanwhile */
-  if (self->overwrite ? rename (self->temp_path, target_path) != 0
-                      : link (self->temp_path, target_path) != 0)
+  else if (replacing)
+    status = rename (self->temp_path, target_path);
+  else if (self->overwrite)
+    /* nothing was there: nor is anything replaced that appeared since */
+    status = self->keep_replaced ? rename_noreplace (self->temp_path, target_path)
+                                 : rename (self->temp_path, target_path);
+  else
+    /* without --force, link() refuses to replace a file that appeared meanwhile */
+    status = link (self->temp_path, target_path);
+  if (status != 0)
     {
       errsv = errno;
-      if (self->replaced_path != NULL && rename (self->replaced_path, target_path) == 0)
-        g_clear_pointer (&self->replaced_path, g_free);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
                    _("cannot move the result to %s: %s"), target_path, g_strerror (errsv));
+      /* the old file back under its name (a second name dropped, or the
+       * file moved back) */
+      if (self->replaced_path != NULL &&
+          (g_lstat (target_path, &st) == 0 ? g_unlink (self->replaced_path)
+                                           : rename (self->replaced_path, target_path)) == 0)
+        g_clear_pointer (&self->replaced_path, g_free);
+      if (self->replaced_path != NULL)
+        g_prefix_error (error, _("the earlier file at %s is kept as %s: "), target_path, self->replaced_path);
       return FALSE;
     }
   self->committed = TRUE;
@@ -442,23 +490,23 @@ ts_gguf_writer_keep_replaced (TsGgufWriter *self)
   self->keep_replaced = TRUE;
 }
 
-void
+char *
 ts_gguf_writer_undo_commit (TsGgufWriter *self)
 {
   g_autofree char *target_path = NULL;
 
   if (!self->committed)
-    return;
+    return NULL;
   target_path = g_file_get_path (self->target);
-  if (self->replaced_path != NULL)
-    {
-      if (rename (self->replaced_path, target_path) == 0)
-        g_clear_pointer (&self->replaced_path, g_free);
-    }
-  else
-    g_unlink (target_path);
   self->committed = FALSE;
+  if (self->replaced_path == NULL)
+    g_unlink (target_path);
+  else if (rename (self->replaced_path, target_path) == 0)
+    g_clear_pointer (&self->replaced_path, g_free);
+  else
+    return g_steal_pointer (&self->replaced_path);
   sync_parent_directory (target_path);
+  return NULL;
 }
 
 void
@@ -469,6 +517,13 @@ ts_gguf_writer_drop_replaced (TsGgufWriter *self)
       g_unlink (self->replaced_path);
       g_clear_pointer (&self->replaced_path, g_free);
     }
+}
+
+void
+_ts_gguf_writer_set_fail_commit (TsGgufWriter *self,
+                                 gboolean      fail)
+{
+  self->fail_commit = fail;
 }
 
 void

@@ -63,14 +63,16 @@ gboolean      ts_gguf_writer_sync             (TsGgufWriter   *self,
 /* syncs and moves the temporary file into place */
 gboolean      ts_gguf_writer_commit           (TsGgufWriter   *self,
                                                GError        **error);
-/* For one file of several moved into place together: the commit moves
- * the file it replaces aside (beside it, hidden) instead of dropping it,
- * so that ts_gguf_writer_undo_commit() can put it back, until
- * ts_gguf_writer_drop_replaced() */
+/* For one file of several moved into place together: the commit keeps
+ * the file it replaces under a second, hidden name beside it instead of
+ * dropping it, so that ts_gguf_writer_undo_commit() can put it back, until
+ * ts_gguf_writer_drop_replaced(); and it replaces no file that appeared
+ * where there was none */
 void          ts_gguf_writer_keep_replaced    (TsGgufWriter   *self);
 /* after a commit: the target as it was before it (removed if it was not
- * there) */
-void          ts_gguf_writer_undo_commit      (TsGgufWriter   *self);
+ * there). Returns NULL, or (transfer full) the path the replaced file is
+ * left at if it could not be put back. */
+char         *ts_gguf_writer_undo_commit      (TsGgufWriter   *self);
 void          ts_gguf_writer_drop_replaced    (TsGgufWriter   *self);
 /* removes the temporary file; safe to call at any time */
 void          ts_gguf_writer_abort            (TsGgufWriter   *self);
@@ -80,6 +82,9 @@ void          _ts_gguf_writer_set_fail_after  (TsGgufWriter   *self,
                                                guint64         bytes);
 void          _ts_gguf_writer_set_refuse_direct_io (TsGgufWriter *self,
                                                     gboolean      refuse);
+/* test hook: the commit fails (EIO) where it would move the file into place */
+void          _ts_gguf_writer_set_fail_commit (TsGgufWriter   *self,
+                                               gboolean        fail);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsGgufWriter, ts_gguf_writer_free)
 

@@ -563,7 +563,9 @@ update_banner (TsAuditPane *self)
   if (n_target_files > 1 && ts_audit_report_get_target_name (self->report) != NULL)
     {
       /* Translators: a split set's size in the audit's subtitle, "18.7 MB in 23 files" */
-      g_autofree char *in_files = g_strdup_printf (_("%s in %u files"), target_size, n_target_files);
+      g_autofree char *in_files = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s in %u file",
+                                                                "%s in %u files", n_target_files),
+                                                   target_size, n_target_files);
 
       g_free (target_size);
       target_size = g_steal_pointer (&in_files);
