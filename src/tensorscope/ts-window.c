@@ -71,17 +71,19 @@ typedef enum
   BANNER_CHANGED,   /* the file shown changed on disk, with Reload; stays */
 } BannerKind;
 
-/* A load in flight: its cancellable tells a stale result from the current one. */
+/* A load in flight: its cancellable tells a stale result from the current
+ * one. It does not keep the window: one closed while it loads (or the
+ * application quit) goes at once, not when the reader's thread returns. */
 typedef struct
 {
-  TsWindow     *self;
+  TsWindow     *self;    /* weak */
   GCancellable *cancellable;
 } LoadData;
 
 static void
 load_data_free (LoadData *data)
 {
-  g_clear_object (&data->self);
+  g_clear_weak_pointer (&data->self);
   g_clear_object (&data->cancellable);
   g_free (data);
 }
@@ -333,7 +335,7 @@ layout_done (GObject      *object,
   g_autoptr(TsLayout) layout = ts_layout_new_finish (result, NULL);
   TsWindow *self = data->self;
 
-  if (layout == NULL || g_cancellable_is_cancelled (data->cancellable) ||
+  if (self == NULL || layout == NULL || g_cancellable_is_cancelled (data->cancellable) ||
       data->cancellable != self->cancellable)
     return;
 
@@ -350,8 +352,8 @@ load_done (GObject      *object,
   g_autoptr(TsModelFile) model = ts_model_loader_load_finish (TS_MODEL_LOADER (object), result, &error);
   TsWindow *self = data->self;
 
-  /* cancelled, or replaced by a newer request: never apply a stale result */
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+  /* gone, cancelled, or replaced by a newer request: never apply a stale result */
+  if (self == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
       g_cancellable_is_cancelled (data->cancellable) ||
       data->cancellable != self->cancellable)
     return;
@@ -420,7 +422,7 @@ ts_window_open (TsWindow *self,
                                                                 G_BINDING_SYNC_CREATE));
 
   data = g_new0 (LoadData, 1);
-  data->self = g_object_ref (self);
+  g_set_weak_pointer (&data->self, self);
   data->cancellable = g_object_ref (self->cancellable);
   ts_model_loader_load_async (self->loader, self->cancellable, load_done, data);
 }
