@@ -399,24 +399,6 @@ check_predicted_layout (TsConversionPlan *plan,
 
 static gboolean on_verify_done (gpointer data);
 
-/* the first check button under @widget labelled @label, or NULL */
-static GtkWidget *
-find_check_button (GtkWidget  *widget,
-                   const char *label)
-{
-  if (GTK_IS_CHECK_BUTTON (widget) &&
-      g_strcmp0 (gtk_check_button_get_label (GTK_CHECK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_check_button (c, label);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* whether the preview's tensor table shows the File column (a split set's) */
 static gboolean
 plan_file_column_visible (TsConvertWizard *wizard)
@@ -446,7 +428,7 @@ choose_split (TsConvertWizard *wizard,
   ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
   ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_BF16);
   ts_convert_wizard_set_target_text (wizard, target_path);
-  check = find_check_button (GTK_WIDGET (wizard), "S_plit into files of at most");
+  check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
   spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
   drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
   g_assert_nonnull (check);

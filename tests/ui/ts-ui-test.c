@@ -185,6 +185,9 @@ static gboolean
 is_button_labelled (GtkWidget     *widget,
                     gconstpointer  data)
 {
+  /* (a check button is no GtkButton in GTK 4) */
+  if (GTK_IS_CHECK_BUTTON (widget))
+    return g_strcmp0 (gtk_check_button_get_label (GTK_CHECK_BUTTON (widget)), data) == 0;
   return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), data) == 0;
 }
 

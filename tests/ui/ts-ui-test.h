@@ -47,7 +47,8 @@ void ts_test_save_texture    (GdkTexture *texture,
 /* @widget or its first descendant (depth first) of @type, or NULL */
 GtkWidget *ts_test_find_descendant (GtkWidget  *widget,
                                     GType       type);
-/* the first button under @widget whose label is @label, or NULL */
+/* the first button (or check button) under @widget whose label is @label,
+ * or NULL */
 GtkWidget *ts_test_find_button     (GtkWidget  *widget,
                                     const char *label);
 /* the first visible label under @widget whose text holds @text, or NULL */
