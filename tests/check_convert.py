@@ -633,6 +633,33 @@ def split_output(good, big, many, slow):
     for name in names(n_big):
         os.remove(name)
 
+    # a file system without hard links or RENAME_NOREPLACE (FAT, exFAT on
+    # an old kernel; a test hook, as such a mount needs privileges): one
+    # file and a set, new and replaced, and a failed move undone
+    nolinks = {"TENSORSCOPE_TEST_NO_HARD_LINKS": "1"}
+    plain = os.path.join(sdir, "plain.gguf")
+    set_names = sorted(os.path.basename(x) for x in names(n_big))
+    for what, args, want in (("one file", ["-o", plain], ["plain.gguf"]),
+                             ("one file, --force", ["-o", plain, "--force"], ["plain.gguf"]),
+                             ("a set", ["-o", target, "--split-max-tensors", "8"], ["plain.gguf"] + set_names),
+                             ("a set, --force", ["-o", target, "--split-max-tensors", "8", "--force"],
+                              ["plain.gguf"] + set_names)):
+        r = run("convert", big, "--outtype", "q8_0", *args, env=nolinks)
+        check("no hard links: %s written, nothing left beside it" % what,
+              r.returncode == 0 and present() == want, "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+    os.remove(plain)
+    for k, name in enumerate(names(n_big)):
+        with open(name, "w") as f:
+            f.write("old %d" % k)
+    r = run("convert", big, "-o", target, "--outtype", "q8_0", "--split-max-tensors", "8", "--force",
+            env=dict(nolinks, TENSORSCOPE_TEST_FAIL_COMMIT="2"))
+    kept = all(os.path.isfile(name) and open(name).read() == "old %d" % k for k, name in enumerate(names(n_big)))
+    check("no hard links, the third move fails: the earlier set is as it was, nothing left beside it",
+          r.returncode == 1 and kept and present() == sorted(os.path.basename(x) for x in names(n_big)),
+          "exit %d: %s %s" % (r.returncode, r.stderr.strip(), present()))
+    for name in names(n_big):
+        os.remove(name)
+
     # two names of the set are one file (links to it): refused, as writing
     # each would replace the other
     shared = os.path.join(WORK, "shared.bin")

@@ -53,6 +53,7 @@ struct _TsConverter
   gboolean          direct_io;
   gboolean          refuse_direct_io;
   guint64           fail_commit;
+  gboolean          no_links;
   guint64           block_bytes;
   guint64           block_delay_us;
 
@@ -134,6 +135,7 @@ read_test_hooks (TsConverter *self)
   self->fail_after = _ts_test_hook ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER", G_MAXUINT64);
   self->direct_io = g_getenv ("TENSORSCOPE_TEST_NO_DIRECT_IO") == NULL;
   self->refuse_direct_io = g_getenv ("TENSORSCOPE_TEST_REFUSE_DIRECT_IO") != NULL;
+  self->no_links = g_getenv ("TENSORSCOPE_TEST_NO_HARD_LINKS") != NULL;
   /* a split set's file (from 0) whose move into place fails */
   self->fail_commit = _ts_test_hook ("TENSORSCOPE_TEST_FAIL_COMMIT", G_MAXUINT);
   if (block > 0 && block % TS_GGUF_WRITER_DIRECT_ALIGNMENT == 0)
@@ -1016,6 +1018,7 @@ ts_converter_run (TsConverter   *self,
         _ts_gguf_writer_set_fail_after (writer, self->fail_after);
       _ts_gguf_writer_set_refuse_direct_io (writer, self->refuse_direct_io);
       _ts_gguf_writer_set_fail_commit (writer, k == self->fail_commit);
+      _ts_gguf_writer_set_no_links (writer, self->no_links);
       ok = ts_gguf_writer_open (writer, file, overwrite, error);
     }
   for (guint k = 0; k < n_files && ok; k++)

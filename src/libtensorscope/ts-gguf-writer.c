@@ -51,6 +51,7 @@ struct _TsGgufWriter
   char           *replaced_path; /* the file the commit replaced, kept aside */
   gboolean        committed;
   gboolean        fail_commit;
+  gboolean        no_links;
 };
 
 static void
@@ -388,21 +389,49 @@ ts_gguf_writer_sync (TsGgufWriter  *self,
   return TRUE;
 }
 
-/* rename() that fails where something is at @to already (a file that
- * appeared since it was looked for) */
+/* link(), or as on a file system without hard links (FAT, exFAT: EPERM)
+ * for the test hook */
 static int
-rename_noreplace (const char *from,
-                  const char *to)
+writer_link (TsGgufWriter *self,
+             const char   *from,
+             const char   *to)
 {
-  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+  if (self->no_links)
+    {
+      errno = EPERM;
+      return -1;
+    }
+  return link (from, to);
+}
+
+/* rename() that fails where something is at @to already (a file that
+ * appeared since it was looked for): the file system's own, or the same
+ * through a link; on one with neither (an old kernel's FAT), a rename
+ * where nothing was a moment before */
+static int
+rename_noreplace (TsGgufWriter *self,
+                  const char   *from,
+                  const char   *to)
+{
+  GStatBuf st;
+
+  if (!self->no_links && renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
     return 0;
-  if (errno != EINVAL && errno != ENOSYS)
+  if (!self->no_links && errno != EINVAL && errno != ENOSYS)
     return -1;
-  /* a file system without it: the same through a link */
-  if (link (from, to) != 0)
+  if (writer_link (self, from, to) == 0)
+    {
+      g_unlink (from);
+      return 0;
+    }
+  if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS)
     return -1;
-  g_unlink (from);
-  return 0;
+  if (g_lstat (to, &st) == 0)
+    {
+      errno = EEXIST;
+      return -1;
+    }
+  return rename (from, to);
 }
 
 /* With keep_replaced: the target's name holds the old file or the new one
@@ -419,7 +448,7 @@ keep_replaced_aside (TsGgufWriter  *self,
   int errsv;
 
   self->replaced_path = g_strconcat (stem, ".old", NULL);
-  if (link (target_path, self->replaced_path) == 0 ||
+  if (writer_link (self, target_path, self->replaced_path) == 0 ||
       rename (target_path, self->replaced_path) == 0)
     return TRUE;
   errsv = errno;
@@ -454,11 +483,11 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
     status = rename (self->temp_path, target_path);
   else if (self->overwrite)
     /* nothing was there: nor is anything replaced that appeared since */
-    status = self->keep_replaced ? rename_noreplace (self->temp_path, target_path)
+    status = self->keep_replaced ? rename_noreplace (self, self->temp_path, target_path)
                                  : rename (self->temp_path, target_path);
   else
-    /* without --force, link() refuses to replace a file that appeared meanwhile */
-    status = link (self->temp_path, target_path);
+    /* without --force, a file that appeared meanwhile is not replaced */
+    status = rename_noreplace (self, self->temp_path, target_path);
   if (status != 0)
     {
       errsv = errno;
@@ -517,6 +546,13 @@ ts_gguf_writer_drop_replaced (TsGgufWriter *self)
       g_unlink (self->replaced_path);
       g_clear_pointer (&self->replaced_path, g_free);
     }
+}
+
+void
+_ts_gguf_writer_set_no_links (TsGgufWriter *self,
+                              gboolean      no_links)
+{
+  self->no_links = no_links;
 }
 
 void

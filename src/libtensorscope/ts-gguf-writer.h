@@ -82,6 +82,10 @@ void          _ts_gguf_writer_set_fail_after  (TsGgufWriter   *self,
                                                guint64         bytes);
 void          _ts_gguf_writer_set_refuse_direct_io (TsGgufWriter *self,
                                                     gboolean      refuse);
+/* test hook: a file system without hard links or RENAME_NOREPLACE (FAT
+ * on an old kernel) */
+void          _ts_gguf_writer_set_no_links    (TsGgufWriter   *self,
+                                               gboolean        no_links);
 /* test hook: the commit fails (EIO) where it would move the file into place */
 void          _ts_gguf_writer_set_fail_commit (TsGgufWriter   *self,
                                                gboolean        fail);
