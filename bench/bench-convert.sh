@@ -10,11 +10,12 @@
 #
 # Prints wall time, throughput (MB/s of source shard bytes) and peak RSS
 # (/usr/bin/time) of cp, `convert --outtype bf16` and `convert --outtype q8_0`
-# (medians of 5 interleaved rounds), and the ratios to cp.  Targets: bf16 <= 1.25x cp, q8_0 <= 3x cp,
-# RSS <= 256 MB.  Also, in the same rounds, the durable-write floor: `dd
-# oflag=direct conv=fsync` of as many bytes as the BF16 output, the least a
-# conversion that syncs its output can take on this disk.  Prints figures
-# only; it asserts nothing.
+# (medians of 5 interleaved rounds), and the ratios to cp; and bf16 again as a
+# split set (--split-max-size 500M, 5 files), against the one-file bf16.
+# Targets: bf16 <= 1.25x cp, q8_0 <= 3x cp, RSS <= 256 MB.  Also, in the
+# same rounds, the durable-write floor: `dd oflag=direct conv=fsync` of as
+# many bytes as the BF16 output, the least a conversion that syncs its
+# output can take on this disk.  Prints figures only; it asserts nothing.
 
 set -euo pipefail
 
@@ -35,8 +36,9 @@ CP=$WORK/cp-copy
 BF16=$WORK/model-bf16.gguf
 Q8=$WORK/model-q8_0.gguf
 FLOOR=$WORK/floor.bin
+SPLIT=$WORK/split.gguf
 cleanup () {
-  rm -rf "$CK" "$CP" "$BF16" "$Q8" "$FLOOR" "$WORK"/time-*.txt "$WORK"/llamacpp-*.gguf "$WORK"/ours-*.gguf
+  rm -rf "$CK" "$CP" "$BF16" "$Q8" "$FLOOR" "$WORK"/split-*-of-*.gguf "$WORK"/time-*.txt "$WORK"/llamacpp-*.gguf "$WORK"/ours-*.gguf
   if [ "$CLEAN_WORK" = 1 ]; then rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -98,6 +100,11 @@ for i in $(seq $ROUNDS); do
   timed q8_0$i "$CLI" convert "$CK" -o "$Q8" --outtype q8_0 --force
   q8_bytes=$(stat -c %s "$Q8" 2>/dev/null || echo 0)
   rm -f "$Q8"
+  # the same BF16 output as a split set of files of at most 500 MB of
+  # tensors (5 files here): what writing, syncing and moving several costs
+  timed split$i "$CLI" convert "$CK" -o "$SPLIT" --outtype bf16 --split-max-size 500M --force
+  split_files=$(ls "$WORK"/split-*-of-*.gguf 2>/dev/null | wc -l)
+  rm -f "$WORK"/split-*-of-*.gguf
   # the durable-write floor: the same number of bytes as the BF16 output,
   # space reserved, then written straight to the disk (O_DIRECT, 4 MiB
   # blocks of zeros, no source to read) and fsynced -- what any converter
@@ -143,7 +150,7 @@ if [ -n "$LLAMA_TREE" ]; then
   done
 fi
 
-"$PY" - "$ck_bytes" "$bf16_bytes" "$q8_bytes" "$WORK" "$ROUNDS" "$LLAMA_ROWS" <<'EOF'
+"$PY" - "$ck_bytes" "$bf16_bytes" "$q8_bytes" "$WORK" "$ROUNDS" "$LLAMA_ROWS" "$split_files" <<'EOF'
 import sys
 ck, bf16_out, q8_out, work, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 def load(name):
@@ -156,6 +163,7 @@ cp, cps = median("cp")
 bf, bfs = median("bf16")
 q8, q8s = median("q8_0")
 fl, fls = median("floor")
+sp, sps = median("split")
 cpsync = load("cpsync")
 rows = [("cp", cp, ck, None, None),
         ("convert bf16", bf, bf16_out, 1.25, 256),
@@ -166,7 +174,7 @@ for name, (wall, mb, rc), out, target, _ in rows:
     ratio = wall / cp[0]
     tgt = f"<= {target:g}x" if target else ""
     print(f"{name:14} {wall:8.3f} {ck / wall / 1e6:8.0f} {mb:8.1f} MB {ratio:6.2f} {tgt:>8} {rc:>5}  {out:,}")
-for name, runs in (("cp", cps), ("bf16", bfs), ("q8_0", q8s), ("floor", fls)):
+for name, runs in (("cp", cps), ("bf16", bfs), ("q8_0", q8s), ("floor", fls), ("split", sps)):
     print(f"{name + ' runs (s):':15}" + ", ".join(f"{r[0]:.3f}" for r in runs))
 fast_cp = cps[0][0]
 print(f"against the fastest cp ({fast_cp:.3f} s; on a virtual machine cp can run at half speed now and then): "
@@ -174,6 +182,8 @@ print(f"against the fastest cp ({fast_cp:.3f} s; on a virtual machine cp can run
 print(f"cp + sync:     {cpsync[0]:.3f} s; convert / (cp + sync): bf16 {bf[0] / cpsync[0]:.2f}x, q8_0 {q8[0] / cpsync[0]:.2f}x")
 print(f"durable-write floor (dd oflag=direct + fsync of {bf16_out:,} bytes): {fl[0]:.3f} s = {fl[0] / cp[0]:.2f}x cp; "
       f"bf16 / floor {bf[0] / fl[0]:.2f}x, bf16 - floor {1000 * (bf[0] - fl[0]):.0f} ms")
+print(f"bf16 split into {sys.argv[7]} files (--split-max-size 500M): {sp[0]:.3f} s = {sp[0] / bf[0]:.2f}x the one-file "
+      f"bf16, {sp[0] / cp[0]:.2f}x cp, peak RSS {max(r[1] for r in sps):.1f} MB, exit {sp[2]}")
 print(f"RSS target <= 256 MB: bf16 {max(r[1] for r in bfs):.1f} MB, q8_0 {max(r[1] for r in q8s):.1f} MB (largest of {rounds})")
 for item in sys.argv[6].split():
     t, same = item.split(":")
