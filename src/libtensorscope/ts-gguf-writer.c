@@ -504,8 +504,6 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
       return FALSE;
     }
   self->committed = TRUE;
-  if (!self->overwrite)
-    g_unlink (self->temp_path);
   sync_parent_directory (target_path);
   g_close (self->fd, NULL);
   self->fd = -1;
