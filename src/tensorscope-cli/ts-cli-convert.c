@@ -38,14 +38,27 @@ print_plan_row (const char *source,
   g_print ("%s\n", row->str);
 }
 
+/* what the output files are named after: -o, or else llama.cpp's
+ * default name */
+static GFile *
+name_output (TsConversionPlan *plan,
+             GFile            *target)
+{
+  g_autofree char *default_name = NULL;
+
+  if (target != NULL)
+    return g_object_ref (target);
+  default_name = ts_conversion_plan_get_default_file_name (plan);
+  return g_file_new_for_path (default_name);
+}
+
 /* the files a split model is written to, named after @target (or the
  * default name) */
 static void
 print_plan_files (TsConversionPlan *plan,
                   GFile            *target)
 {
-  g_autofree char *default_name = ts_conversion_plan_get_default_file_name (plan);
-  g_autoptr(GFile) named = target ? g_object_ref (target) : g_file_new_for_path (default_name);
+  g_autoptr(GFile) named = name_output (plan, target);
 
   g_print ("Output files:\n");
   for (guint k = 0; k < ts_conversion_plan_get_n_files (plan); k++)
@@ -202,8 +215,7 @@ build_plan_files (JsonBuilder      *b,
                   TsConversionPlan *plan,
                   GFile            *target)
 {
-  g_autofree char *default_name = ts_conversion_plan_get_default_file_name (plan);
-  g_autoptr(GFile) named = target ? g_object_ref (target) : g_file_new_for_path (default_name);
+  g_autoptr(GFile) named = name_output (plan, target);
 
   json_builder_set_member_name (b, "files");
   json_builder_begin_array (b);

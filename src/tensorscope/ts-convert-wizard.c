@@ -1311,6 +1311,7 @@ update_preview_summary (TsConvertWizard *self)
   g_autofree char *size = ts_format_bytes (ts_conversion_plan_get_predicted_size (self->plan));
   g_autofree char *text = NULL;
   g_autofree char *type = g_ascii_strup (ts_outtype_to_nick (ts_conversion_plan_get_outtype (self->plan)), -1);
+  guint n_existing = count_existing_outputs (self);
 
   for (guint i = 0; i < n; i++)
     {
@@ -1353,9 +1354,8 @@ update_preview_summary (TsConvertWizard *self)
       g_free (text);
       text = g_steal_pointer (&both);
     }
-  if (target_exists (self))
+  if (n_existing > 0)
     {
-      guint n_existing = count_existing_outputs (self);
       g_autofree char *replace = NULL;
       g_autofree char *both = NULL;
 
