@@ -804,6 +804,48 @@ test_plan_tokenizer_pre (TsTestDir     *fx,
   }
 }
 
+/* The wizard names its target for the type chosen from the one plan it
+ * has: that name is the one a plan for that type gives, "auto" included
+ * (BF16 for the BF16 sample) */
+static void
+test_plan_default_names (TsTestDir     *fx,
+                         gconstpointer  data)
+{
+  static const struct { TsOutType type; const char *suffix; } types[] = {
+    { TS_OUTTYPE_AUTO, "-BF16.gguf" }, { TS_OUTTYPE_F32, "-F32.gguf" }, { TS_OUTTYPE_F16, "-F16.gguf" },
+    { TS_OUTTYPE_BF16, "-BF16.gguf" }, { TS_OUTTYPE_Q8_0, "-Q8_0.gguf" },
+  };
+  g_autofree char *sample = g_build_filename (fx->dir, "sample", NULL);
+  g_autoptr(GFile) dir = g_file_new_for_path (sample);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsConversionPlan) plan_f32 = NULL;
+  TsSampleOptions sample_options;
+  TsPlanOptions options;
+
+  ts_sample_options_init (&sample_options);
+  g_assert_true (ts_sample_write (dir, &sample_options, NULL, &error));
+  g_assert_no_error (error);
+  ts_plan_options_init (&options);
+  options.outtype = TS_OUTTYPE_F32;
+  plan_f32 = ts_conversion_plan_new (dir, &options, NULL, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      g_autoptr(TsConversionPlan) plan = NULL;
+      g_autofree char *name = NULL;
+      g_autofree char *name_for = NULL;
+
+      options.outtype = types[i].type;
+      plan = ts_conversion_plan_new (dir, &options, NULL, &error);
+      g_assert_no_error (error);
+      name = ts_conversion_plan_get_default_file_name (plan);
+      name_for = ts_conversion_plan_get_default_file_name_for (plan_f32, types[i].type);
+      g_assert_true (g_str_has_suffix (name, types[i].suffix));
+      g_assert_cmpstr (name_for, ==, name);
+    }
+}
+
 static void
 build_counted (JsonBuilder *b,
                gpointer     item,
@@ -876,5 +918,7 @@ main (int    argc,
               test_safetensors_cut_messages, ts_test_dir_teardown);
   g_test_add ("/core/plan-tokenizer-pre", TsTestDir, NULL, ts_test_dir_setup,
               test_plan_tokenizer_pre, ts_test_dir_teardown);
+  g_test_add ("/plan/default-names", TsTestDir, NULL, ts_test_dir_setup,
+              test_plan_default_names, ts_test_dir_teardown);
   return g_test_run ();
 }

@@ -1358,7 +1358,21 @@ ts_conversion_plan_get_warnings (TsConversionPlan *self)
 char *
 ts_conversion_plan_get_default_file_name (TsConversionPlan *self)
 {
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), NULL);
   return ts_hf_naming_get_file_name (self->naming, ts_outtype_to_nick (self->outtype));
+}
+
+/* the name is the model's and the type's: it needs no plan per type */
+char *
+ts_conversion_plan_get_default_file_name_for (TsConversionPlan *self,
+                                              TsOutType         outtype)
+{
+  g_return_val_if_fail (TS_IS_CONVERSION_PLAN (self), NULL);
+  g_return_val_if_fail (ts_outtype_to_nick (outtype) != NULL, NULL);
+
+  if (outtype == TS_OUTTYPE_AUTO)
+    outtype = resolve_auto (self);
+  return ts_hf_naming_get_file_name (self->naming, ts_outtype_to_nick (outtype));
 }
 
 TsGgufWriter *

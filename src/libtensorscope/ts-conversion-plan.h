@@ -134,6 +134,9 @@ guint64           ts_conversion_plan_get_predicted_size (TsConversionPlan *self)
 const char * const *ts_conversion_plan_get_warnings   (TsConversionPlan *self);
 /* llama.cpp's default output name, e.g. "Llama-3.2-3B-Instruct-BF16.gguf" */
 char             *ts_conversion_plan_get_default_file_name (TsConversionPlan *self);
+/* ... had the plan been made for @outtype, its naming options the same */
+char             *ts_conversion_plan_get_default_file_name_for (TsConversionPlan *self,
+                                                                TsOutType         outtype);
 /* (transfer full): a writer laid out with every tensor of output file @file */
 TsGgufWriter     *ts_conversion_plan_create_writer    (TsConversionPlan *self,
                                                        guint             file);

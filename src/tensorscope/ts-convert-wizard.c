@@ -58,6 +58,7 @@ struct _TsConvertWizard
   gboolean          closing;
   GApplication     *held_app;   /* kept running until the converter has cleaned up */
   guint             busy;
+  GSettings        *settings;
 
   /* page 1 */
   GFile            *source_dir;
@@ -67,7 +68,6 @@ struct _TsConvertWizard
 
   /* page 2 */
   guint64           sizes[N_OUTTYPES];
-  char             *file_names[N_OUTTYPES];
   GCancellable     *sizes_cancellable;
   TsOutType         outtype;
   GtkCheckButton   *type_checks[N_OUTTYPES];
@@ -769,10 +769,7 @@ ts_convert_wizard_set_source (TsConvertWizard *self,
   g_clear_pointer (&self->problem, g_free);
   memset (self->sizes, 0, sizeof self->sizes);
   for (guint i = 0; i < N_OUTTYPES; i++)
-    {
-      g_clear_pointer (&self->file_names[i], g_free);
-      gtk_label_set_text (self->size_labels[i], _("calculating…"));
-    }
+    gtk_label_set_text (self->size_labels[i], _("calculating…"));
   self->target_edited = FALSE;
 
   name = g_file_get_basename (dir);
@@ -854,20 +851,17 @@ typedef struct
 {
   GFile   *dir;
   guint64  sizes[N_OUTTYPES];
-  char    *names[N_OUTTYPES];
 } SizesData;
 
 static void
 sizes_data_free (SizesData *data)
 {
   g_object_unref (data->dir);
-  for (guint i = 0; i < N_OUTTYPES; i++)
-    g_free (data->names[i]);
   g_free (data);
 }
 
-/* A plan per output type: the exact predicted size and llama.cpp's
- * default name for each, decided by the core rather than guessed here. */
+/* A plan per output type: the exact predicted size of each, decided by
+ * the core rather than guessed here. */
 static void
 sizes_worker (GTask        *task,
               gpointer      source_object,
@@ -886,7 +880,6 @@ sizes_worker (GTask        *task,
       if ((plan = ts_conversion_plan_new (data->dir, &options, cancellable, NULL)) == NULL)
         continue;
       data->sizes[type_rows[i]] = ts_conversion_plan_get_predicted_size (plan);
-      data->names[type_rows[i]] = ts_conversion_plan_get_default_file_name (plan);
       if (g_task_return_error_if_cancelled (task))
         return;
     }
@@ -908,15 +901,11 @@ update_default_target (TsConvertWizard *self)
   g_autoptr(GFile) parent = NULL;
   g_autoptr(GFile) file = NULL;
   g_autofree char *path = NULL;
-  const char *name = self->file_names[self->outtype];
-  g_autofree char *fallback = NULL;
+  g_autofree char *name = NULL;
 
-  if (self->target_edited || self->source_dir == NULL)
+  if (self->target_edited || self->source_dir == NULL || self->source_plan == NULL)
     return;
-  if (name == NULL && self->source_plan != NULL)
-    name = fallback = ts_conversion_plan_get_default_file_name (self->source_plan);
-  if (name == NULL)
-    return;
+  name = ts_conversion_plan_get_default_file_name_for (self->source_plan, self->outtype);
   /* next to the checkpoint folder, as llama.cpp's converter does with --outfile unset */
   parent = g_file_get_parent (self->source_dir);
   file = g_file_get_child (parent ? parent : self->source_dir, name);
@@ -943,11 +932,8 @@ sizes_done (GObject      *object,
                                              : g_strdup (_("not available"));
 
       self->sizes[i] = data->sizes[i];
-      g_free (self->file_names[i]);
-      self->file_names[i] = g_strdup (data->names[i]);
       gtk_label_set_text (self->size_labels[i], text);
     }
-  update_default_target (self);
 }
 
 static void
@@ -1792,6 +1778,32 @@ describe_output (TsConvertWizard *self)
                                        n_more), path, n_more);
 }
 
+/* The options the next wizard offers first: those of the last conversion
+ * started, not of one only looked at */
+static void
+load_options (TsConvertWizard *self)
+{
+  g_autofree char *nick = g_settings_get_string (self->settings, "convert-outtype");
+  TsOutType outtype;
+
+  if (ts_outtype_from_nick (nick, &outtype))
+    gtk_check_button_set_active (self->type_checks[outtype], TRUE);
+  gtk_spin_button_set_value (self->split_size_spin, g_settings_get_int (self->settings, "convert-split-size"));
+  gtk_drop_down_set_selected (self->split_unit_drop, g_settings_get_enum (self->settings, "convert-split-unit"));
+  gtk_check_button_set_active (self->split_check, g_settings_get_boolean (self->settings, "convert-split"));
+}
+
+static void
+save_options (TsConvertWizard *self)
+{
+  g_settings_delay (self->settings);
+  g_settings_set_string (self->settings, "convert-outtype", ts_outtype_to_nick (self->outtype));
+  g_settings_set_boolean (self->settings, "convert-split", splitting (self));
+  g_settings_set_int (self->settings, "convert-split-size", gtk_spin_button_get_value_as_int (self->split_size_spin));
+  g_settings_set_enum (self->settings, "convert-split-unit", gtk_drop_down_get_selected (self->split_unit_drop));
+  g_settings_apply (self->settings);
+}
+
 static void
 start_conversion (TsConvertWizard *self)
 {
@@ -1805,6 +1817,7 @@ start_conversion (TsConvertWizard *self)
   g_signal_connect_object (self->converter, "notify::progress",
                            G_CALLBACK (on_convert_progress), self, G_CONNECT_SWAPPED);
   self->convert_start = g_get_monotonic_time ();
+  save_options (self);
 
   gtk_label_set_text (self->convert_target_label, text);
   gtk_progress_bar_set_fraction (self->convert_progress, 0);
@@ -2115,6 +2128,14 @@ ts_convert_wizard_get_predicted_size (TsConvertWizard *self,
   return self->sizes[outtype];
 }
 
+/* the type chosen on the Options page */
+TsOutType
+ts_convert_wizard_get_outtype (TsConvertWizard *self)
+{
+  g_return_val_if_fail (TS_IS_CONVERT_WIZARD (self), TS_OUTTYPE_AUTO);
+  return self->outtype;
+}
+
 void
 ts_convert_wizard_set_outtype (TsConvertWizard *self,
                                TsOutType        outtype)
@@ -2301,6 +2322,7 @@ ts_convert_wizard_dispose (GObject *object)
   g_clear_object (&self->converter);
   g_clear_object (&self->output);
   g_clear_object (&self->audit);
+  g_clear_object (&self->settings);
   if (self->held_app != NULL)
     {
       g_application_release (self->held_app);
@@ -2317,8 +2339,6 @@ ts_convert_wizard_finalize (GObject *object)
 
   g_free (self->problem);
   g_free (self->error_message);
-  for (guint i = 0; i < N_OUTTYPES; i++)
-    g_free (self->file_names[i]);
   for (guint i = 0; i < N_NAMING; i++)
     g_free (self->naming_defaults[i]);
 
@@ -2426,4 +2446,6 @@ ts_convert_wizard_init (TsConvertWizard *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
   show_page (self, PAGE_SOURCE);
+  self->settings = g_settings_new ("io.github.tensorscope.Tensorscope");
+  load_options (self);
 }

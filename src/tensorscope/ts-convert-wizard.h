@@ -41,6 +41,7 @@ TsConversionPlan *ts_convert_wizard_get_plan      (TsConvertWizard *self);
 /* 0 until computed */
 guint64          ts_convert_wizard_get_predicted_size (TsConvertWizard *self,
                                                        TsOutType        outtype);
+TsOutType        ts_convert_wizard_get_outtype    (TsConvertWizard *self);
 void             ts_convert_wizard_set_outtype    (TsConvertWizard *self,
                                                    TsOutType        outtype);
 void             ts_convert_wizard_set_target     (TsConvertWizard *self,

@@ -50,8 +50,23 @@ save_screenshot (GtkWidget  *widget,
   ts_test_save_screenshot (widget, name, 400);
 }
 
+static const char * const convert_keys[] = {
+  "convert-outtype", "convert-split", "convert-split-size", "convert-split-unit",
+};
+
+/* the options a first conversion is offered */
+static void
+reset_convert_options (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.tensorscope.Tensorscope");
+
+  for (guint i = 0; i < G_N_ELEMENTS (convert_keys); i++)
+    g_settings_reset (settings, convert_keys[i]);
+}
+
+/* a wizard on @dir, offering the options the last conversion left */
 static TsConvertWizard *
-open_wizard (const char *dir)
+open_wizard_as_left (const char *dir)
 {
   g_autoptr(GFile) folder = g_file_new_for_path (dir);
   TsConvertWizard *wizard = ts_convert_wizard_new (GTK_APPLICATION (app));
@@ -62,6 +77,14 @@ open_wizard (const char *dir)
   ts_convert_wizard_set_source (wizard, folder);
   ts_test_wait_until (wizard_idle, wizard, 30, "the source scan");
   return wizard;
+}
+
+/* a wizard on @dir, as for a first conversion */
+static TsConvertWizard *
+open_wizard (const char *dir)
+{
+  reset_convert_options ();
+  return open_wizard_as_left (dir);
 }
 
 /* every table and list of @widget lets one Tab leave it (GTK 4.8's went
@@ -553,6 +576,84 @@ test_wizard_split (void)
 
     g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), said));
   }
+  gtk_window_destroy (GTK_WINDOW (wizard));
+}
+
+/* The options page offers the options of the last conversion started:
+ * not those of a wizard closed before converting, and not after a
+ * reset, the defaults */
+static void
+test_wizard_remembers_options (void)
+{
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "remember-out", NULL);
+  g_autofree char *target_path = g_build_filename (out_dir, "split.gguf", NULL);
+  TsConvertWizard *wizard;
+  GtkWidget *check, *spin, *drop;
+
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  /* converted as Q8_0 in files of at most 1 MB */
+  wizard = open_wizard (sample_dir);
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
+  ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_Q8_0);
+  ts_convert_wizard_set_target_text (wizard, target_path);
+  check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
+  spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
+  drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
+  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin)), ==, 45);
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (drop)), ==, 1);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 1);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (drop), 0);  /* MB */
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  g_assert_cmpuint (ts_conversion_plan_get_n_files (ts_convert_wizard_get_plan (wizard)), >, 1);
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
+  gtk_window_destroy (GTK_WINDOW (wizard));
+
+  /* offered again; then F16 and no split, looked at and closed */
+  for (guint round = 0; round < 2; round++)
+    {
+      wizard = open_wizard_as_left (sample_dir);
+      ts_convert_wizard_go_next (wizard);
+      ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
+      check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
+      spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
+      drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
+      g_assert_true (ts_convert_wizard_get_outtype (wizard) == TS_OUTTYPE_Q8_0);
+      g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+      g_assert_true (gtk_widget_get_sensitive (spin));
+      g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin)), ==, 1);
+      g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (drop)), ==, 0);
+      /* planned so: named as a Q8_0 file, and split */
+      ts_convert_wizard_go_next (wizard);
+      ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+      {
+        TsConversionPlan *plan = ts_convert_wizard_get_plan (wizard);
+        g_autofree char *target = g_file_get_basename (ts_convert_wizard_get_target (wizard));
+
+        g_assert_true (ts_conversion_plan_get_outtype (plan) == TS_OUTTYPE_Q8_0);
+        g_assert_cmpuint (ts_conversion_plan_get_n_files (plan), >, 1);
+        g_assert_nonnull (strstr (target, "Q8_0"));
+      }
+      ts_convert_wizard_go_back (wizard);
+      ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_F16);
+      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), FALSE);
+      ts_convert_wizard_go_next (wizard);
+      ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+      gtk_window_destroy (GTK_WINDOW (wizard));
+    }
+
+  /* a reset offers the defaults */
+  wizard = open_wizard (sample_dir);
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
+  check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
+  g_assert_true (ts_convert_wizard_get_outtype (wizard) == TS_OUTTYPE_AUTO);
+  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
 
@@ -2273,6 +2374,7 @@ main (int   argc,
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
   g_test_add_func ("/wizard/restart-same-target", test_wizard_restart_same_target);
   g_test_add_func ("/wizard/split", test_wizard_split);
+  g_test_add_func ("/wizard/remembers-options", test_wizard_remembers_options);
   /* last: the application quits */
   g_test_add_func ("/wizard/quit-on-sigterm", test_quit_on_sigterm);
 
