@@ -6,9 +6,12 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
+#include <utime.h>
 
 #include "ts-arch.h"
 #include "ts-conversion-plan.h"
@@ -446,6 +449,77 @@ has_warning (TsModelFile *model,
 /* One shard of a checkpoint that cannot be read whole (a sibling gone, the
  * index broken) is read alone, with a warning that says why; a config.json
  * is said not to be a model */
+static TsFilePart *
+part_of (TsModelFile *model,
+         guint        i)
+{
+  return g_list_model_get_item (ts_model_file_get_parts (model), i);
+}
+
+/* A part says whether the file at its path is still the one read: not
+ * for a late notice of the change that made it, but for any change
+ * since: its time, its bytes in place, another file renamed over it, and
+ * the file gone */
+static void
+test_changed_on_disk (TsTestDir     *fx,
+                      gconstpointer  data)
+{
+  g_autofree char *sample = g_build_filename (fx->dir, "sample", NULL);
+  g_autofree char *shard1 = g_build_filename (sample, "model-00001-of-00002.safetensors", NULL);
+  g_autofree char *shard2 = g_build_filename (sample, "model-00002-of-00002.safetensors", NULL);
+  g_autofree char *copy = g_build_filename (sample, "copy.tmp", NULL);
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+
+  write_sharded_sample (sample, 2);
+  g_assert_true (g_file_get_contents (shard2, &contents, &len, NULL));
+
+  for (guint change = 0; change < 4; change++)
+    {
+      g_autoptr(TsModelFile) model = ts_test_load_model (shard1);
+      g_autoptr(TsFilePart) part1 = part_of (model, 0);
+      g_autoptr(TsFilePart) part2 = part_of (model, 1);
+
+      g_assert_false (ts_file_part_changed_on_disk (part1));
+      g_assert_false (ts_file_part_changed_on_disk (part2));
+      switch (change)
+        {
+        case 0:   /* touched: another modification time */
+          {
+            struct utimbuf times = { 1000000000, 1000000000 };
+
+            g_assert_cmpint (g_utime (shard2, &times), ==, 0);
+          }
+          break;
+        case 1:   /* the same bytes written again in place (same size) */
+          {
+            int fd = g_open (shard2, O_WRONLY, 0);
+
+            g_assert_cmpint (fd, >=, 0);
+            g_assert_cmpint (write (fd, contents, 8), ==, 8);
+            g_assert_cmpint (close (fd), ==, 0);
+            /* a new time, whatever the clock's resolution */
+            {
+              struct utimbuf times = { 2000000000, 2000000000 };
+
+              g_assert_cmpint (g_utime (shard2, &times), ==, 0);
+            }
+          }
+          break;
+        case 2:   /* another file, the same bytes, renamed over it */
+          g_assert_true (g_file_set_contents (copy, contents, len, NULL));
+          g_assert_cmpint (g_rename (copy, shard2), ==, 0);
+          break;
+        default:  /* gone */
+          g_assert_cmpint (g_unlink (shard2), ==, 0);
+          break;
+        }
+      g_test_message ("change %u", change);
+      g_assert_false (ts_file_part_changed_on_disk (part1));
+      g_assert_true (ts_file_part_changed_on_disk (part2));
+    }
+}
+
 static void
 test_shard_alone (TsTestDir     *fx,
                   gconstpointer  data)
@@ -912,6 +986,8 @@ main (int    argc,
               test_report_stream, ts_test_dir_teardown);
   g_test_add ("/core/shard-alone", TsTestDir, NULL, ts_test_dir_setup,
               test_shard_alone, ts_test_dir_teardown);
+  g_test_add ("/core/changed-on-disk", TsTestDir, NULL, ts_test_dir_setup,
+              test_changed_on_disk, ts_test_dir_teardown);
   g_test_add ("/core/gguf-cut-after-header", TsTestDir, NULL, ts_test_dir_setup,
               test_gguf_cut_after_header, ts_test_dir_teardown);
   g_test_add ("/core/safetensors-cut-messages", TsTestDir, NULL, ts_test_dir_setup,

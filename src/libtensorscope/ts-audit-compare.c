@@ -13,6 +13,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -198,8 +200,8 @@ job_set_rows (TsCompareJob  *job,
       if (job->n_rows % job->permute_heads != 0 ||
           (job->n_rows / job->permute_heads) % 2 != 0)
         {
-          *detail = g_strdup_printf ("%" G_GUINT64_FORMAT " rows cannot be split into %u heads "
-                                     "of an even number of rows", job->n_rows, job->permute_heads);
+          *detail = g_strdup_printf (_("%" PRIu64 " rows cannot be split into %u heads "
+                                       "of an even number of rows"), job->n_rows, job->permute_heads);
           return FALSE;
         }
       job->rows_per_head = job->n_rows / job->permute_heads;
@@ -260,7 +262,7 @@ job_set_kind (TsCompareJob  *job,
 
   if (!choose_kind (job->sdt, job->tdt, &job->kind))
     {
-      *detail = g_strdup_printf ("cannot compare %s values with %s values",
+      *detail = g_strdup_printf (_("cannot compare %s values with %s values"),
                                  ts_dtype_get_name (job->sdt), ts_dtype_get_name (job->tdt));
       return FALSE;
     }
@@ -268,7 +270,7 @@ job_set_kind (TsCompareJob  *job,
   job->unit_bytes = info->type_size;
   if (job->cols % job->unit_elems != 0)
     {
-      *detail = g_strdup_printf ("rows of %" G_GUINT64_FORMAT " values are not whole %s blocks",
+      *detail = g_strdup_printf (_("rows of %" PRIu64 " values are not whole %s blocks"),
                                  job->cols, ts_dtype_get_name (job->tdt));
       return FALSE;
     }

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "ts-array-model.h"
 #include "ts-side-file-private.h"
@@ -32,6 +33,10 @@ struct _TsFilePart
   TsArrayModel *regions;
   int          guard;      /* _ts_map_guard_add() handle of the mapping */
   guint64      dev, ino;   /* the mapped file, when _ts_file_part_open() mapped it */
+  /* the file _ts_file_part_open() read, as it was then */
+  gboolean     stated;
+  guint64      stat_dev, stat_ino, stat_size;
+  gint64       stat_mtime_ns;
 };
 
 G_DEFINE_FINAL_TYPE (TsFilePart, ts_file_part, G_TYPE_OBJECT)
@@ -83,6 +88,23 @@ _ts_file_part_new (GFile       *file,
   return self;
 }
 
+static gint64
+mtime_ns (const struct stat *st)
+{
+  return (gint64) st->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_mtim.tv_nsec;
+}
+
+static void
+remember_stat (TsFilePart        *self,
+               const struct stat *st)
+{
+  self->stated = TRUE;
+  self->stat_dev = (guint64) st->st_dev;
+  self->stat_ino = (guint64) st->st_ino;
+  self->stat_size = (guint64) st->st_size;
+  self->stat_mtime_ns = mtime_ns (st);
+}
+
 TsFilePart *
 _ts_file_part_open (GFile   *file,
                     guint    index,
@@ -111,8 +133,11 @@ _ts_file_part_open (GFile   *file,
     }
   if (st.st_size == 0)
     {
+      TsFilePart *self = _ts_file_part_new (file, index, NULL, 0);
+
       g_close (fd, NULL);
-      return _ts_file_part_new (file, index, NULL, 0);
+      remember_stat (self, &st);
+      return self;
     }
   mapping = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
   g_close (fd, NULL);
@@ -140,6 +165,7 @@ _ts_file_part_open (GFile   *file,
       }
     self->dev = (guint64) st.st_dev;
     self->ino = (guint64) st.st_ino;
+    remember_stat (self, &st);
     return self;
   }
 }
@@ -234,6 +260,32 @@ ts_file_part_get_mapping (TsFilePart *self)
 {
   g_return_val_if_fail (TS_IS_FILE_PART (self), NULL);
   return self->mapping;
+}
+
+/**
+ * ts_file_part_changed_on_disk:
+ *
+ * Returns: %TRUE if the file at the part's path is no longer the one that
+ *   was read: gone, another file in its place, or written since (another
+ *   size or modification time). %FALSE for a part not read from a file.
+ *   (A file monitor's event may come late, for a change made before the
+ *   file was opened: this says whether there is anything to tell.)
+ */
+gboolean
+ts_file_part_changed_on_disk (TsFilePart *self)
+{
+  g_autofree char *path = NULL;
+  struct stat st;
+
+  g_return_val_if_fail (TS_IS_FILE_PART (self), FALSE);
+
+  if (!self->stated)
+    return FALSE;
+  path = g_file_get_path (self->file);
+  if (path == NULL || stat (path, &st) != 0)
+    return TRUE;
+  return (guint64) st.st_dev != self->stat_dev || (guint64) st.st_ino != self->stat_ino ||
+         (guint64) st.st_size != self->stat_size || mtime_ns (&st) != self->stat_mtime_ns;
 }
 
 /**

@@ -28,5 +28,6 @@ const guint8 *ts_file_part_get_contents     (TsFilePart *self);
 GMappedFile  *ts_file_part_get_mapping      (TsFilePart *self);
 
 gboolean       ts_file_part_is_damaged       (TsFilePart *self);
+gboolean       ts_file_part_changed_on_disk  (TsFilePart *self);
 
 G_END_DECLS

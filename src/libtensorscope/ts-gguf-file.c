@@ -91,9 +91,9 @@ read_bytes (TsCursor    *c,
 {
   if (remaining (c) < n)
     return fail (error, c, TS_FORMAT_ERROR_TRUNCATED,
-                 "the file ends inside the %s (%" G_GSIZE_FORMAT " bytes needed, "
-                 "%" G_GUINT64_FORMAT " left; truncated download?)",
-                 what, n, remaining (c));
+                 _("the file ends inside the %s (%" PRIu64 " bytes needed, "
+                   "%" PRIu64 " left; truncated download?)"),
+                 what, (guint64) n, remaining (c));
   memcpy (out, c->data + c->pos, n);
   c->pos += n;
   return TRUE;

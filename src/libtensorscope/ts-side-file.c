@@ -123,8 +123,8 @@ _ts_load_side_file (GFile         *file,
   if ((guint64) st.st_size > max_size)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                   "%" G_GUINT64_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
-                   " such a file may have", (guint64) st.st_size, max_size);
+                   _("%" PRIu64 " bytes, more than the %" PRIu64 " such a file may have"),
+                   (guint64) st.st_size, (guint64) max_size);
       g_close (fd, NULL);
       return FALSE;
     }

@@ -47,6 +47,7 @@ show_page (TsAuditWindow *self,
 {
   gtk_stack_set_visible_child_name (self->stack, name);
   gtk_widget_set_visible (GTK_WIDGET (self->back_button), !g_str_equal (name, "choose"));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.back", !g_str_equal (name, "choose"));
 }
 
 static void
@@ -215,6 +216,14 @@ on_back_clicked (TsAuditWindow *self)
 }
 
 static void
+back_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  ts_audit_window_go_back (TS_AUDIT_WINDOW (widget));
+}
+
+static void
 file_chosen (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
@@ -331,8 +340,11 @@ ts_audit_window_class_init (TsAuditWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_choose_source_folder);
   gtk_widget_class_bind_template_callback (widget_class, on_choose_source_file);
   gtk_widget_class_bind_template_callback (widget_class, on_choose_target);
+  gtk_widget_class_install_action (widget_class, "audit.back", NULL, back_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+  /* as the wizard's Back: the help window lists it for both */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "audit.back", NULL);
 }
 
 static void
@@ -341,4 +353,5 @@ ts_audit_window_init (TsAuditWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
   self->choosers = g_cancellable_new ();
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.back", FALSE);
 }

@@ -566,11 +566,11 @@ scan_files (GPtrArray    *findings,
     add_finding (findings, FINDING_MISSING, _("Weights"), "%s", _("no .safetensors file"));
   else
     add_finding (findings, FINDING_OK, _("Weights"),
-                 g_dngettext (GETTEXT_PACKAGE, "%u Safetensors file, %s%s",
-                              "%u Safetensors files, %s%s", n_shards),
-                 n_shards, size,
                  g_hash_table_contains (names, "model.safetensors.index.json")
-                   ? _(" (with model.safetensors.index.json)") : "");
+                 ? g_dngettext (GETTEXT_PACKAGE, "%u Safetensors file, %s (with model.safetensors.index.json)",
+                                "%u Safetensors files, %s (with model.safetensors.index.json)", n_shards)
+                 : g_dngettext (GETTEXT_PACKAGE, "%u Safetensors file, %s", "%u Safetensors files, %s", n_shards),
+                 n_shards, size);
 }
 
 static void
@@ -647,6 +647,8 @@ create_finding_row (const Finding *finding)
     "emblem-ok-symbolic", "dialog-warning-symbolic", "dialog-error-symbolic",
   };
   static const char * const classes[] = { "pass", "warn", "fail" };
+  /* what the icon's colour and shape say, said to a screen reader */
+  static const char * const said[] = { N_("Passed"), N_("Warning"), N_("Missing") };
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *icon = gtk_image_new_from_icon_name (icons[finding->status]);
   GtkWidget *title = gtk_label_new (finding->title);
@@ -655,6 +657,10 @@ create_finding_row (const Finding *finding)
   gtk_widget_add_css_class (box, "finding");
   gtk_widget_add_css_class (icon, classes[finding->status]);
   gtk_widget_add_css_class (icon, "audit-status-icon");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  g_dgettext (GETTEXT_PACKAGE, said[finding->status]),
+                                  -1);
   gtk_widget_add_css_class (title, "heading");
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_label_set_width_chars (GTK_LABEL (title), 18);
@@ -1106,6 +1112,11 @@ update_target_warning (TsConvertWizard *self)
     gtk_widget_add_css_class (GTK_WIDGET (self->target_entry), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->target_entry), "error");
+  /* said as well as shown */
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->target_entry),
+                               GTK_ACCESSIBLE_STATE_INVALID,
+                               self->target_refused ? GTK_ACCESSIBLE_INVALID_TRUE : GTK_ACCESSIBLE_INVALID_FALSE,
+                               -1);
 }
 
 /* a split set is named after the target: what the field warns of changes */
@@ -1333,8 +1344,9 @@ update_preview_summary (TsConvertWizard *self)
       g_autofree char *first_name = g_file_get_basename (first);
       g_autofree char *last_name = g_file_get_basename (last);
       /* Translators: "Split into 3 files: M-00001-of-00003.gguf to M-00003-of-00003.gguf" */
-      g_autofree char *split = g_strdup_printf (_("Split into %u files: %s to %s"), n_files,
-                                                first_name, last_name);
+      g_autofree char *split = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Split into %u file: %s to %s",
+                                                             "Split into %u files: %s to %s", n_files),
+                                                n_files, first_name, last_name);
       g_autofree char *both = g_strconcat (text, "\n", split, NULL);
 
       g_free (text);
@@ -1562,7 +1574,8 @@ plan_transform (gpointer item,
   TsTransform transform = ts_plan_tensor_get_transform (item);
 
   if (heads > 0)
-    g_string_append_printf (s, _("permuted (%u heads)"), heads);
+    g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE, "permuted (%u head)", "permuted (%u heads)", heads),
+                            heads);
   if (s->len > 0)
     g_string_append (s, " · ");
   switch (transform)

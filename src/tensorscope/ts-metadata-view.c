@@ -622,7 +622,9 @@ copy_value_action (GtkWidget  *widget,
           g_autofree char *more = ts_format_count (n - i);
 
           /* Translators: the last line of a copied array cut short */
-          g_string_append_printf (out, _("… and %s more items, not copied\n"), more);
+          g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "… and %s more item, not copied\n",
+                                                    "… and %s more items, not copied\n", n - i),
+                                  more);
         }
       text = g_string_free (out, FALSE);
     }

@@ -205,7 +205,8 @@ ts_summary_view_set_model_file (TsSummaryView *self,
 
   if (TS_IS_GGUF_FILE (model) && n_parts > 1)
     /* a set llama.cpp's gguf-split wrote */
-    format = g_strdup_printf (_("GGUF version %u, split into %u files"),
+    format = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "GGUF version %u, split into %u file",
+                                           "GGUF version %u, split into %u files", n_parts),
                               ts_gguf_file_get_version (TS_GGUF_FILE (model)), n_parts);
   else if (TS_IS_GGUF_FILE (model))
     format = g_strdup_printf (_("GGUF version %u"), ts_gguf_file_get_version (TS_GGUF_FILE (model)));

@@ -189,6 +189,23 @@ clear_monitors (TsWindow *self)
   g_clear_pointer (&self->monitors, g_ptr_array_unref);
 }
 
+/* an event may come late, for a change made before the file was read:
+ * the files themselves say whether one is not what was read */
+static gboolean
+model_changed_on_disk (TsModelFile *model)
+{
+  GListModel *parts = ts_model_file_get_parts (model);
+
+  for (guint i = 0; i < g_list_model_get_n_items (parts); i++)
+    {
+      g_autoptr(TsFilePart) part = g_list_model_get_item (parts, i);
+
+      if (ts_file_part_changed_on_disk (part))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* A file shown was rewritten, replaced, moved or deleted: what the window
  * shows may no longer be what is on disk. (The bytes it reads stay
  * valid: it maps the file it opened, which a replacement does not touch.) */
@@ -218,7 +235,7 @@ on_file_changed (TsWindow          *self,
     default:
       return;
     }
-  if (self->model == NULL)
+  if (self->model == NULL || !model_changed_on_disk (self->model))
     return;
   /* Translators: the file name of the model shown */
   text = g_strdup_printf (_("“%s” changed on disk since it was opened"),
@@ -1068,13 +1085,9 @@ ts_window_class_init (TsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.zoom-reset", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-back", NULL, zoom_action);
 
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
-                                       "win.open-folder", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel-load", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "win.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Add, GDK_CONTROL_MASK, "win.zoom-in", NULL);

@@ -1572,6 +1572,7 @@ test_mnemonics (void)
   wait_for_page (window, "empty");
   ts_test_run_for (300);
   ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
+  ts_test_assert_menu_mnemonics_unique (GTK_WIDGET (window));
 
   ts_window_open (window, bad_file);
   wait_for_page (window, "error");
@@ -1582,6 +1583,81 @@ test_mnemonics (void)
   wait_for_page (window, "model");
   ts_test_run_for (300);
   ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
+  ts_test_assert_menu_mnemonics_unique (GTK_WIDGET (window));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static GtkWidget *
+find_menu_button (GtkWidget  *widget,
+                  const char *tooltip)
+{
+  if (GTK_IS_MENU_BUTTON (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), tooltip) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_menu_button (c, tooltip);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+chooser_shows (gpointer data)
+{
+  return ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER) != NULL;
+}
+
+static gboolean
+export_shows (gpointer data)
+{
+  return ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG) != NULL;
+}
+
+/* The menus say the shortcuts of their items (Ctrl+O, Shift+Ctrl+O,
+ * Ctrl+E), and the keys do what the items do */
+static void
+test_menu_accels (void)
+{
+  TsWindow *window = open_in_new_window (gguf_path);
+  struct { const char *menu; const char *accel; } shown[] = {
+    { "More Ways to Open", "Ctrl+O" }, { "More Ways to Open", "Shift+Ctrl+O" },
+    { "Main Menu", "Ctrl+E" }, { "Main Menu", "Shift+Ctrl+C" }, { "Main Menu", "Ctrl+N" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (shown); i++)
+    {
+      GtkWidget *button = find_menu_button (GTK_WIDGET (window), shown[i].menu);
+      GtkPopover *popover;
+
+      g_assert_nonnull (button);
+      gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+      ts_test_run_for (200);
+      popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+      if (i == 2)
+        ts_test_save_screenshot (GTK_WIDGET (popover), "main-menu.png", 300);
+      g_test_message ("%s: %s", shown[i].menu, shown[i].accel);
+      g_assert_nonnull (ts_test_find_label (GTK_WIDGET (popover), shown[i].accel));
+      gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+      ts_test_run_for (100);
+    }
+
+  /* the keys, as the window's shortcuts take them */
+  g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), "<Control>e"));
+  ts_test_wait_until (export_shows, NULL, 10, "the export dialog");
+  gtk_window_destroy (ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), i == 0 ? "<Control>o" : "<Control><Shift>o"));
+      ts_test_wait_until (chooser_shows, NULL, 10, "the file chooser");
+      /* Open File… chooses files, Open Folder… folders */
+      g_assert_cmpint (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER))),
+                       ==, i == 0 ? GTK_FILE_CHOOSER_ACTION_OPEN : GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER);
+      gtk_window_destroy (ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER));
+      ts_test_run_for (100);
+    }
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -1778,6 +1854,7 @@ test_changed_on_disk (void)
   window = open_in_new_window (path);
   before = ts_window_get_model (window);
   ts_test_run_for (300);
+  g_test_message ("banner: %s", ts_window_get_banner (window, NULL, NULL));
   g_assert_null (ts_window_get_banner (window, NULL, NULL));
 
   /* replaced as converters and downloaders do: a new file renamed over it */
@@ -3061,6 +3138,7 @@ main (int   argc,
   g_test_add_func ("/window/selection-mark", test_selection_mark);
   g_test_add_func ("/window/shortcuts", test_shortcuts_window);
   g_test_add_func ("/window/mnemonics", test_mnemonics);
+  g_test_add_func ("/window/menu-accels", test_menu_accels);
   g_test_add_func ("/window/changed-on-disk", test_changed_on_disk);
   g_test_add_func ("/window/down-from-filter", test_down_from_filter);
   g_test_add_func ("/window/zoom", test_zoom);

@@ -1149,6 +1149,19 @@ test_wizard_target_checks (void)
       g_assert_nonnull (strstr (message, words[i]));
       /* only a file to replace may go on */
       g_assert_cmpint (ts_convert_wizard_can_go_next (wizard), ==, i == G_N_ELEMENTS (paths) - 1);
+      /* a screen reader hears the field invalid, or not, and the message */
+      {
+        GtkWidget *entry = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_ENTRY);
+        g_autofree char *wrong = NULL;
+
+        g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, paths[i]);
+        wrong = gtk_test_accessible_check_state (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_STATE_INVALID,
+                                                 i == G_N_ELEMENTS (paths) - 1 ? GTK_ACCESSIBLE_INVALID_FALSE
+                                                                               : GTK_ACCESSIBLE_INVALID_TRUE);
+        g_assert_null (wrong);
+        g_assert_true (gtk_test_accessible_has_relation (GTK_ACCESSIBLE (entry),
+                                                         GTK_ACCESSIBLE_RELATION_DESCRIBED_BY));
+      }
       if (i == 1)
         save_screenshot (GTK_WIDGET (wizard), "wizard-2-target-refused.png");
       /* an error (label.error) and a warning (label.warning) */
@@ -1915,6 +1928,14 @@ test_audit_corrupted (void)
   check_gguf_chooser (window);
   ts_audit_window_set_files (window, source, target);
   save_screenshot (GTK_WIDGET (window), "audit-choose.png");
+  /* a screen reader says what each choice is for, and what it holds */
+  {
+    const char *buttons[] = { "_Folder…", "F_ile…", "_GGUF…" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
+      g_assert_true (gtk_test_accessible_has_relation (GTK_ACCESSIBLE (ts_test_find_button (GTK_WIDGET (window), buttons[i])),
+                                                       GTK_ACCESSIBLE_RELATION_DESCRIBED_BY));
+  }
   ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
   ts_audit_window_start (window);
   ts_test_wait_until (audit_finished, window, 60, "the audit");
@@ -1975,6 +1996,10 @@ test_audit_corrupted (void)
   ts_audit_pane_show_view (pane, "checks");
   save_screenshot (GTK_WIDGET (window), "audit-pane-failed-checks.png");
 
+  /* Alt+Left goes back, as the help window says; there, it does nothing */
+  g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), "<Alt>Left"));
+  g_assert_cmpstr (ts_audit_window_get_page (window), ==, "choose");
+  g_assert_false (ts_test_activate_shortcut (GTK_WIDGET (window), "<Alt>Left"));
   /* Back, then another GGUF from the chooser: the one converted */
   check_choose_after_back (window, converted_path);
 

@@ -361,8 +361,10 @@ collect_mnemonics (GtkWidget  *widget,
 {
   if (!gtk_widget_get_mapped (widget))
     return;
+  /* (a popover menu's items without one say 0) */
   if (GTK_IS_LABEL (widget) &&
-      gtk_label_get_mnemonic_keyval (GTK_LABEL (widget)) != GDK_KEY_VoidSymbol)
+      gtk_label_get_mnemonic_keyval (GTK_LABEL (widget)) != GDK_KEY_VoidSymbol &&
+      gtk_label_get_mnemonic_keyval (GTK_LABEL (widget)) != 0)
     {
       guint keyval = gdk_keyval_to_lower (gtk_label_get_mnemonic_keyval (GTK_LABEL (widget)));
       const char *text = gtk_label_get_label (GTK_LABEL (widget));
@@ -382,6 +384,60 @@ ts_test_assert_mnemonics_unique (GtkWidget *widget)
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
 
   collect_mnemonics (widget, seen);
+}
+
+/* every menu button's menu, open: its mnemonics, and those of its
+ * submenus, each name one item */
+void
+ts_test_assert_menu_mnemonics_unique (GtkWidget *widget)
+{
+  if (GTK_IS_MENU_BUTTON (widget) && gtk_widget_is_drawable (widget))
+    {
+      GtkMenuButton *button = GTK_MENU_BUTTON (widget);
+      GtkPopover *popover;
+
+      gtk_menu_button_popup (button);
+      ts_test_run_for (300);
+      popover = gtk_menu_button_get_popover (button);
+      g_assert_nonnull (popover);
+      g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+      g_test_message ("menu of %s", gtk_widget_get_tooltip_text (widget) ? gtk_widget_get_tooltip_text (widget)
+                                                                             : G_OBJECT_TYPE_NAME (widget));
+      ts_test_assert_mnemonics_unique (GTK_WIDGET (popover));
+      gtk_menu_button_popdown (button);
+      ts_test_run_for (100);
+      return;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    ts_test_assert_menu_mnemonics_unique (c);
+}
+
+gboolean
+ts_test_activate_shortcut (GtkWidget  *widget,
+                           const char *trigger)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+  g_autoptr(GtkShortcutTrigger) wanted = gtk_shortcut_trigger_parse_string (trigger);
+
+  g_assert_nonnull (wanted);
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (c))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (c)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (c), j);
+
+          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), wanted))
+            return gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut),
+                                                 GTK_SHORTCUT_ACTION_EXCLUSIVE, widget,
+                                                 gtk_shortcut_get_arguments (shortcut));
+        }
+    }
+  g_error ("no shortcut of %s is %s", G_OBJECT_TYPE_NAME (widget), trigger);
+  return FALSE;
 }
 
 /* WCAG relative luminance of an 8-bit sRGB colour */

@@ -77,6 +77,15 @@ void ts_test_assert_named          (GtkWidget  *widget);
  * @widget (its window: the header bar too) is there once: GTK moves the
  * focus between the widgets of a letter used twice and activates none */
 void ts_test_assert_mnemonics_unique (GtkWidget *widget);
+/* Opens the menu of each menu button shown under @widget, in turn: its
+ * mnemonics each name one item */
+void ts_test_assert_menu_mnemonics_unique (GtkWidget *widget);
+/* Activates the shortcut of @widget's own (a class binding, say) whose
+ * trigger is @trigger ("<Alt>Left"), as the key would; fails the test
+ * where @widget has none. Returns what the action returned: FALSE for a
+ * disabled action. */
+gboolean ts_test_activate_shortcut (GtkWidget  *widget,
+                                    const char *trigger);
 
 /* The contrast ratio (WCAG: 1 to 21) of what is drawn in @rect of
  * @texture: the most common pixel there is the ground, the pixel farthest
