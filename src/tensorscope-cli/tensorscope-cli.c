@@ -403,7 +403,7 @@ cmd_sample (int    argc,
       { "no-rope-scaling", 0, 0, G_OPTION_ARG_NONE, &no_rope_scaling, "No llama3 rope scaling", NULL },
       { "force", 0, 0, G_OPTION_ARG_NONE, &force,
         "Write into a folder that is not empty: replace what a sample writes and remove "
-        "model*.safetensors files and index left from before (nothing else)", NULL },
+        "model.safetensors, model-*-of-*.safetensors and the index left from before (nothing else)", NULL },
       { NULL }
     };
 
@@ -450,8 +450,8 @@ cmd_sample (int    argc,
       status = ts_cli_fail (error, FALSE);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
         g_printerr ("tensorscope-cli: --force writes there all the same: it replaces what a sample "
-                    "writes and removes model*.safetensors files and model.safetensors.index.json "
-                    "left from before, nothing else\n");
+                    "writes and removes model.safetensors, model-*-of-*.safetensors and "
+                    "model.safetensors.index.json left from before, nothing else\n");
       return status;
     }
   return EXIT_VALID;
