@@ -15,6 +15,7 @@
 #include "ts-convert-wizard.h"
 #include "ts-file-chooser.h"
 #include "ts-format.h"
+#include "ts-layout-view.h"
 #include "ts-window.h"
 
 typedef enum
@@ -125,7 +126,7 @@ struct _TsConvertWizard
   GtkEntry         *size_label_entry;
   GtkEntry         *license_entry;
   GtkLabel         *preview_summary_label;
-  GtkDrawingArea   *layout_area;
+  TsLayoutView     *layout_view;
   GtkColumnView    *plan_tensors_view;
   GtkColumnView    *plan_metadata_view;
   GtkImage         *convert_icon;
@@ -1248,58 +1249,6 @@ on_preview_paned_resized (TsConvertWizard *self)
 }
 
 static void
-on_layout_resize (TsConvertWizard *self,
-                  int              width,
-                  int              height)
-{
-  int natural;
-
-  if (self->layout == NULL || width <= 0)
-    return;
-  ts_layout_allocate (self->layout, width);
-  natural = (int) ceil (ts_layout_get_height (self->layout));
-  if (natural != gtk_drawing_area_get_content_height (self->layout_area))
-    {
-      gtk_drawing_area_set_content_height (self->layout_area, natural);
-      on_preview_paned_resized (self);
-    }
-}
-
-static void
-draw_layout (GtkDrawingArea *area,
-             cairo_t        *cr,
-             int             width,
-             int             height,
-             gpointer        user_data)
-{
-  TsConvertWizard *self = user_data;
-
-  if (self->layout == NULL)
-    return;
-  if (ts_layout_get_width (self->layout) != width)
-    ts_layout_allocate (self->layout, width);
-  ts_layout_set_dark (self->layout, ts_widget_has_dark_style (GTK_WIDGET (area)));
-  ts_layout_draw (self->layout, cr);
-}
-
-static gboolean
-on_layout_query_tooltip (TsConvertWizard *self,
-                         int              x,
-                         int              y,
-                         gboolean         keyboard,
-                         GtkTooltip      *tooltip)
-{
-  const TsLayoutBand *band;
-  g_autofree char *text = NULL;
-
-  if (self->layout == NULL || (band = ts_layout_hit_test (self->layout, x, y)) == NULL)
-    return FALSE;
-  text = ts_layout_dup_band_description (self->layout, band);
-  gtk_tooltip_set_text (tooltip, text);
-  return TRUE;
-}
-
-static void
 update_preview_summary (TsConvertWizard *self)
 {
   GListModel *tensors = ts_conversion_plan_get_tensors (self->plan);
@@ -1397,8 +1346,7 @@ show_plan (TsConvertWizard *self)
     self->layout = ts_layout_new_for_plan (self->plan, name);
   }
   ts_layout_set_show_title (self->layout, FALSE);
-  on_layout_resize (self, gtk_widget_get_width (GTK_WIDGET (self->layout_area)), 0);
-  gtk_widget_queue_draw (GTK_WIDGET (self->layout_area));
+  ts_layout_view_set_layout (self->layout_view, self->layout);
   update_preview_summary (self);
 }
 
@@ -2370,6 +2318,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
 
   ts_ensure_resources ();
   g_type_ensure (TS_TYPE_AUDIT_PANE);
+  g_type_ensure (TS_TYPE_LAYOUT_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ts-convert-wizard.ui");
 #define CHILD(name) gtk_widget_class_bind_template_child (widget_class, TsConvertWizard, name)
   CHILD (subtitle_label);
@@ -2398,7 +2347,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   CHILD (size_label_entry);
   CHILD (license_entry);
   CHILD (preview_summary_label);
-  CHILD (layout_area);
+  CHILD (layout_view);
   CHILD (plan_tensors_view);
   CHILD (plan_metadata_view);
   CHILD (convert_icon);
@@ -2421,8 +2370,6 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_choose_target);
   gtk_widget_class_bind_template_callback (widget_class, on_target_edited);
   gtk_widget_class_bind_template_callback (widget_class, on_split_toggled);
-  gtk_widget_class_bind_template_callback (widget_class, on_layout_resize);
-  gtk_widget_class_bind_template_callback (widget_class, on_layout_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, on_open_output);
   gtk_widget_class_bind_template_callback (widget_class, on_stop_audit);
   gtk_widget_class_bind_template_callback (widget_class, on_audit_again);
@@ -2450,7 +2397,6 @@ ts_convert_wizard_init (TsConvertWizard *self)
   ts_list_leave_on_tab (GTK_WIDGET (self->plan_tensors_view));
   ts_list_leave_on_tab (GTK_WIDGET (self->plan_metadata_view));
   g_signal_connect_object (self->type_list, "row-activated", G_CALLBACK (on_type_row_activated), self, 0);
-  gtk_drawing_area_set_draw_func (self->layout_area, draw_layout, self, NULL);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect_object (drop, "drop", G_CALLBACK (on_drop), self, 0);

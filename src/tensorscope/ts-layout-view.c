@@ -1092,8 +1092,11 @@ ts_layout_view_set_layout (TsLayoutView *self,
   self->scroll_band = TS_LAYOUT_NO_BAND;
   update_accessible (self);
   if (layout != NULL)
+    ts_layout_set_dark (layout, ts_widget_has_dark_style (GTK_WIDGET (self)));
+  /* a plan's layout (the wizard's preview) has no model: its view keeps
+   * the label it was given */
+  if (layout != NULL && ts_layout_get_model (layout) != NULL)
     {
-      ts_layout_set_dark (layout, ts_widget_has_dark_style (GTK_WIDGET (self)));
       label = g_strdup_printf (_("Byte layout of %s"),
                                ts_model_file_get_display_name (ts_layout_get_model (layout)));
       gtk_accessible_update_property (GTK_ACCESSIBLE (self),

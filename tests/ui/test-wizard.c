@@ -22,6 +22,7 @@
 #include "ts-gguf-writer.h"
 #include "ts-audit-window.h"
 #include "ts-convert-wizard.h"
+#include "ts-layout-view.h"
 #include "ts-window.h"
 
 static TsApplication *app;
@@ -473,6 +474,61 @@ choose_split (TsConvertWizard *wizard,
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
 }
 
+static gboolean
+diagram_drawn (gpointer data)
+{
+  TsLayout *layout = ts_layout_view_get_layout (data);
+
+  return layout != NULL && !ts_layout_view_get_pending (data) && ts_layout_get_height (layout) > 0;
+}
+
+static gboolean
+press_key (GtkWidget *widget,
+           guint      keyval)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+  gboolean handled = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && !handled; i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (c))
+        g_signal_emit_by_name (c, "key-pressed", keyval, 0, 0, &handled);
+    }
+  return handled;
+}
+
+/* The preview's diagram is the main window's: it takes the focus, the
+ * arrow keys go from band to band (each said to a screen reader), Enter
+ * zooms into one and Backspace back out */
+static void
+assert_preview_keyboard (TsConvertWizard *wizard)
+{
+  GtkWidget *view = ts_test_find_descendant (GTK_WIDGET (wizard), TS_TYPE_LAYOUT_VIEW);
+  guint first;
+
+  g_assert_nonnull (view);
+  ts_test_wait_until (diagram_drawn, view, 20, "the diagram's geometry");
+  g_assert_true (ts_layout_view_get_layout (TS_LAYOUT_VIEW (view)) == ts_convert_wizard_get_preview_layout (wizard));
+  g_assert_true (gtk_widget_grab_focus (view));
+  g_assert_true (press_key (view, GDK_KEY_Home));
+  first = ts_layout_view_get_focus_band (TS_LAYOUT_VIEW (view));
+  g_assert_cmpuint (first, !=, TS_LAYOUT_NO_BAND);
+  g_assert_true (press_key (view, GDK_KEY_Right));
+  g_assert_cmpuint (ts_layout_view_get_focus_band (TS_LAYOUT_VIEW (view)), !=, first);
+  g_assert_true (gtk_test_accessible_has_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION));
+  g_assert_true (gtk_test_accessible_has_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL));
+  g_assert_true (press_key (view, GDK_KEY_Return));
+  ts_test_wait_until (diagram_drawn, view, 20, "the zoomed diagram");
+  g_assert_true (ts_layout_view_get_zoomed (TS_LAYOUT_VIEW (view)));
+  save_screenshot (GTK_WIDGET (wizard), "wizard-split-preview-zoomed.png");
+  save_screenshot (view, "wizard-split-preview-zoomed-view.png");
+  g_assert_true (press_key (view, GDK_KEY_BackSpace));
+  ts_test_wait_until (diagram_drawn, view, 20, "the diagram zoomed out");
+  g_assert_false (ts_layout_view_get_zoomed (TS_LAYOUT_VIEW (view)));
+}
+
 /* Split into files of at most 1 MB (the sample is 3.6 MB): the preview
  * draws one strip per file and names them, the set is written as
  * llama.cpp names it, with nothing else beside it, read back whole from
@@ -528,6 +584,7 @@ test_wizard_split (void)
     g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), said));
   }
   save_screenshot (GTK_WIDGET (wizard), "wizard-split-preview.png");
+  assert_preview_keyboard (wizard);
 
   ts_convert_wizard_go_next (wizard);
   ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
@@ -1534,19 +1591,22 @@ assert_preview_fits (TsConvertWizard  *wizard,
                      const WindowSize *shown,
                      const char       *name)
 {
-  GtkWidget *area = wizard_child (wizard, "layout_area");
+  GtkWidget *area = wizard_child (wizard, "layout_view");
   GtkWidget *diagram = gtk_widget_get_ancestor (area, GTK_TYPE_SCROLLED_WINDOW);
   GtkWidget *tensors = wizard_child (wizard, "plan_tensors_view");
   GtkWidget *metadata = wizard_child (wizard, "plan_metadata_view");
   GtkStack *tables = GTK_STACK (gtk_widget_get_ancestor (tensors, GTK_TYPE_STACK));
   TsLayout *layout = ts_convert_wizard_get_preview_layout (wizard);
-  const TsLayoutBand *first = ts_layout_get_band (layout, 0);
+  const TsLayoutBand *first;
   g_autofree char *screenshot = small_screenshot_name (GTK_WIDGET (wizard), name);
   g_autofree char *metadata_name = NULL;
   int width = gtk_widget_get_width (GTK_WIDGET (wizard));
 
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
   wait_for_page (wizard);
+  ts_test_wait_until (diagram_drawn, area, 20, "the diagram's geometry");
+  /* (the geometry of the width shown: the bands are the view's) */
+  first = ts_layout_get_band (layout, 0);
   gtk_stack_set_visible_child_name (tables, "tensors");
   assert_inside (wizard, wizard_child (wizard, "preview_summary_label"), "the summary", width, 0);
   assert_inside (wizard, diagram, "the diagram", width, 150);
