@@ -756,6 +756,50 @@ check_svg (TsLayout *layout,
   g_string_free (scan.text, TRUE);
 }
 
+/* A GGUF without tensors has 0 bytes of descriptors: no band, so no
+ * label (its leader line ran from the corner of the diagram), and the
+ * padding after it keeps its label (it was the one left out) */
+static void
+test_empty_region (Fixture       *fx,
+                   gconstpointer  data)
+{
+  static const GMarkupParser parser = { svg_start, svg_end, svg_text, NULL, NULL };
+  guint64 meta_end, info_end, data_start;
+  g_autofree char *path = write_gguf (fx->dir, NULL, 0, &meta_end, &info_end, &data_start);
+  g_autoptr(TsModelFile) model = ts_test_load_model (path);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  g_autoptr(GBytes) svg = NULL;
+  g_autoptr(GError) error = NULL;
+  SvgScan scan = { g_string_new (NULL), FALSE, FALSE };
+  g_autoptr(GMarkupParseContext) context = g_markup_parse_context_new (&parser, 0, &scan, NULL);
+  const TsLayoutBand *info;
+  const TsLayoutBand *padding;
+  gsize len;
+  const char *text;
+
+  g_assert_cmpuint (info_end, ==, meta_end);
+  g_assert_cmpuint (data_start, >, info_end);
+  ts_layout_allocate (layout, 1200);
+  info = find_region (layout, 0, TS_REGION_TENSOR_INFO);
+  padding = find_region (layout, 0, TS_REGION_PADDING);
+  g_assert_nonnull (info);
+  g_assert_nonnull (padding);
+  g_assert_cmpuint (info->length, ==, 0);
+  g_assert_false (info->visible);
+  g_assert_true (padding->visible);
+
+  svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1200, 0, &error);
+  g_assert_no_error (error);
+  text = g_bytes_get_data (svg, &len);
+  g_assert_true (g_markup_parse_context_parse (context, text, len, &error));
+  g_assert_true (g_markup_parse_context_end_parse (context, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s", scan.text->str);
+  g_assert_nonnull (strstr (scan.text->str, padding->label));
+  g_assert_null (strstr (scan.text->str, info->label));
+  g_string_free (scan.text, TRUE);
+}
+
 static cairo_status_t
 read_bytes (void          *closure,
             unsigned char *data,
@@ -1256,6 +1300,7 @@ main (int   argc,
   g_test_add ("/layout/narrow-names", Fixture, NULL, ts_test_dir_setup, test_narrow_names, ts_test_dir_teardown);
   g_test_add ("/layout/noncharacters", Fixture, NULL, ts_test_dir_setup, test_noncharacters, ts_test_dir_teardown);
   g_test_add ("/layout/narrow-labels", Fixture, NULL, ts_test_dir_setup, test_narrow_labels, ts_test_dir_teardown);
+  g_test_add ("/layout/empty-region", Fixture, NULL, ts_test_dir_setup, test_empty_region, ts_test_dir_teardown);
   g_test_add ("/layout/many-tensors", Fixture, NULL, ts_test_dir_setup, test_many_tensors, ts_test_dir_teardown);
   g_test_add ("/layout/png-too-tall", Fixture, NULL, ts_test_dir_setup, test_png_too_tall, ts_test_dir_teardown);
   g_test_add ("/layout/export", Fixture, NULL, ts_test_dir_setup, test_exports, ts_test_dir_teardown);

@@ -1527,12 +1527,18 @@ place_labels (TsLayout *self,
 
   g_array_set_size (strip->label_boxes, 0);
 
-  for (guint i = 0; i < strip->n_visible_regions; i++)
+  /* the regions drawn: not one of 0 bytes (a GGUF without tensors has
+   * no descriptors), which has no band to point at, and is no reason to
+   * leave out the label of the region after it */
+  for (guint i = 0; i < strip->n_regions; i++)
     {
-      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_visible_region + i);
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_region + i);
       LabelBox box = { 0 };
       double w1, w2, x;
       guint row;
+
+      if (!r->visible)
+        continue;
 
       box.band = r->id;
       box.line2 = format_range (r->offset, r->offset + r->length);
@@ -2176,9 +2182,12 @@ draw_strip_bands (TsLayout *self,
 
   /* region boundaries */
   set_rgb (cr, neutral (self, 0xffffff), 1.0);
-  for (guint i = 1; i < strip->n_visible_regions; i++)
+  for (guint i = 0; i < strip->n_regions; i++)
     {
-      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_visible_region + i);
+      TsLayoutBand *r = &g_array_index (self->bands, TsLayoutBand, strip->first_region + i);
+
+      if (!r->visible || r->id == strip->first_visible_region)
+        continue;
       cairo_rectangle (cr, r->x - 0.75, r->y, 1.5, r->height);
       cairo_fill (cr);
     }
