@@ -14,6 +14,7 @@
 #include "ts-audit-pane.h"
 #include "ts-file-chooser.h"
 #include "ts-format.h"
+#include "ts-sort-menu.h"
 
 #define HTML_DIAGRAM_WIDTH 1100
 
@@ -41,6 +42,8 @@ struct _TsAuditPane
   GtkColumnView       *sizes_view;
   GtkSearchEntry      *search_entry;
   GtkCheckButton      *failures_check;
+  GtkMenuButton       *pairs_sort_button;
+  TsSortMenu          *pairs_sort;   /* the keyboard's way to sort the pairs */
   GtkLabel            *pairs_count_label;
   GtkStack            *pairs_stack;
   GtkLabel            *pairs_empty_label;
@@ -62,7 +65,6 @@ typedef struct
   const char    *css_class;
   gboolean       wrap;
   float          xalign;
-  GCompareDataFunc compare;   /* a sortable column's order, or NULL */
   CellTextFunc   secondary;   /* a dim line under the text, where there is one */
 } Column;
 
@@ -225,12 +227,6 @@ add_column (GtkColumnView  *view,
   gtk_column_view_column_set_resizable (column, TRUE);
   if (fixed_width > 0)
     gtk_column_view_column_set_fixed_width (column, fixed_width);
-  if (spec->compare != NULL)
-    {
-      g_autoptr(GtkCustomSorter) sorter = gtk_custom_sorter_new (spec->compare, NULL, NULL);
-
-      gtk_column_view_column_set_sorter (column, GTK_SORTER (sorter));
-    }
   gtk_column_view_append_column (view, column);
   return column;
 }
@@ -359,21 +355,27 @@ build_columns (TsAuditPane *self)
   add_column (self->checks_view, _("Detail"),
               &(Column) { check_detail, NULL, NULL, TRUE, 0 }, TRUE, 0);
 
-  add_column (self->pairs_view, _("Source Tensor"),
-              &(Column) { pair_source, NULL, "tensor-name", FALSE, 0, compare_pair_sources }, FALSE, 0);
+  ts_sort_menu_add_column (self->pairs_sort,
+                           add_column (self->pairs_view, _("Source Tensor"),
+                                       &(Column) { pair_source, NULL, "tensor-name", FALSE, 0 }, FALSE, 0),
+                           "source", compare_pair_sources, NULL);
+  ts_sort_menu_add_column (self->pairs_sort,
+                           add_column (self->pairs_view, _("GGUF Tensor"),
+                                       &(Column) { pair_target, NULL, "tensor-name", FALSE, 0 }, FALSE, 0),
+                           "target", compare_pair_targets, NULL);
   /* in the order of the GGUF's names at first: the source's order is its
    * writer's (layer 2, 1, 0, the embedding, …) */
-  gtk_column_view_sort_by_column (self->pairs_view,
-                                  add_column (self->pairs_view, _("GGUF Tensor"),
-                                              &(Column) { pair_target, NULL, "tensor-name", FALSE, 0,
-                                                          compare_pair_targets }, FALSE, 0),
-                                  GTK_SORT_ASCENDING);
-  add_column (self->pairs_view, _("Transform"),
-              &(Column) { pair_transform, NULL, "transform", FALSE, 0, compare_pair_transforms }, FALSE, 0);
-  add_column (self->pairs_view, _("Result"),
-              &(Column) { NULL, pair_status, NULL, FALSE, 0, compare_pair_status }, FALSE, 100);
+  ts_sort_menu_sort_by (self->pairs_sort, "target", GTK_SORT_ASCENDING);
+  ts_sort_menu_add_column (self->pairs_sort,
+                           add_column (self->pairs_view, _("Transform"),
+                                       &(Column) { pair_transform, NULL, "transform", FALSE, 0 }, FALSE, 0),
+                           "transform", compare_pair_transforms, NULL);
+  ts_sort_menu_add_column (self->pairs_sort,
+                           add_column (self->pairs_view, _("Result"),
+                                       &(Column) { NULL, pair_status, NULL, FALSE, 0 }, FALSE, 100),
+                           "result", compare_pair_status, NULL);
   add_column (self->pairs_view, _("Detail"),
-              &(Column) { pair_detail, NULL, NULL, TRUE, 0, NULL, pair_first_mismatch }, TRUE, 0);
+              &(Column) { pair_detail, NULL, NULL, TRUE, 0, pair_first_mismatch }, TRUE, 0);
 
   add_column (self->sizes_view, _("Area"),
               &(Column) { size_area, NULL, NULL, FALSE, 0 }, FALSE, 0);
@@ -1170,6 +1172,8 @@ ts_audit_pane_dispose (GObject *object)
   TsAuditPane *self = (TsAuditPane *) object;
 
   g_cancellable_cancel (self->cancellable);
+  /* before the view goes: it asks the view's sorter no more */
+  g_clear_object (&self->pairs_sort);
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_AUDIT_PANE);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->report);
@@ -1214,6 +1218,7 @@ ts_audit_pane_class_init (TsAuditPaneClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, sizes_view);
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, search_entry);
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, failures_check);
+  gtk_widget_class_bind_template_child (widget_class, TsAuditPane, pairs_sort_button);
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, pairs_count_label);
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, pairs_stack);
   gtk_widget_class_bind_template_child (widget_class, TsAuditPane, pairs_empty_label);
@@ -1232,6 +1237,8 @@ ts_audit_pane_init (TsAuditPane *self)
   self->cancellable = g_cancellable_new ();
   self->pair_filter = gtk_custom_filter_new (pair_matches, self, NULL);
   self->pair_rows = gtk_filter_list_model_new (NULL, g_object_ref (GTK_FILTER (self->pair_filter)));
+  self->pairs_sort = ts_sort_menu_new (self->pairs_view, "pairs", self->pairs_sort_button);
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "pairs", ts_sort_menu_get_actions (self->pairs_sort));
   build_columns (self);
   self->sorted_pairs = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->pair_rows)),
                                                 g_object_ref (gtk_column_view_get_sorter (self->pairs_view)));

@@ -11,6 +11,7 @@
 
 #include "ts-application.h"
 #include "ts-format.h"
+#include "ts-sort-menu.h"
 #include "ts-tensor-table.h"
 
 typedef enum
@@ -29,14 +30,7 @@ static const char * const column_ids[N_COLUMNS] = {
   "name", "type", "shape", "elements", "bytes", "offset", "part",
 };
 /* the sort-column of a table in the order of the file */
-#define SORT_NONE "none"
-
-/* what a column's sorter compares by (its user data) */
-typedef struct
-{
-  TsTensorTable *table;
-  Column         column;
-} SortKey;
+#define SORT_NONE TS_SORT_NONE
 
 struct _TsTensorTable
 {
@@ -58,19 +52,9 @@ struct _TsTensorTable
   GtkLabel           *summary_label;
   GtkLabel           *no_match_hint;
   GtkMenuButton      *sort_button;
-  GMenu              *sort_column_section;
-
-  /* the column view sorter's primary column (a column id or SORT_NONE)
-   * and direction, as the table's properties and the menu's actions show
-   * them; the direction stays for the next column while unsorted */
-  SortKey             sort_keys[N_COLUMNS];
-  const char         *sort_column;
-  GtkSortType         sort_order;
-  gboolean            switching_column;
-#if !GTK_CHECK_VERSION (4, 10, 0)
-  gboolean            probing;
-  Column              probe_column;
-#endif
+  /* the keyboard's way to sort; its column and order are the table's
+   * sort-column and sort-order */
+  TsSortMenu         *sort_menu;
   /* the widest number of each numeric column, in characters: its cells
    * are never narrower, so no number loses its leading digits */
   guint               number_chars[N_COLUMNS];
@@ -217,20 +201,11 @@ compare_tensors (gconstpointer a,
                  gconstpointer b,
                  gpointer      user_data)
 {
-  const SortKey *key = user_data;
+  Column column = GPOINTER_TO_UINT (user_data);
   TsTensor *ta = (TsTensor *) a;
   TsTensor *tb = (TsTensor *) b;
 
-#if !GTK_CHECK_VERSION (4, 10, 0)
-  /* asked by get_primary_sort(), with no tensors */
-  if (G_UNLIKELY (key->table->probing))
-    {
-      key->table->probe_column = key->column;
-      return -1;
-    }
-#endif
-
-  switch (key->column)
+  switch (column)
     {
     case COLUMN_NAME:
       return ts_natural_compare (ts_tensor_get_name (ta), ts_tensor_get_name (tb));
@@ -351,169 +326,6 @@ on_stop_search (TsTensorTable  *self,
 }
 
 /* ------------------------------------------------------------------------ */
-/* The sort state: the column view sorter's, shown and set by actions        */
-
-static GtkColumnViewColumn *
-get_primary_sort (TsTensorTable *self,
-                  GtkSortType   *order)
-{
-  GtkSorter *sorter = gtk_column_view_get_sorter (self->column_view);
-#if GTK_CHECK_VERSION (4, 10, 0)
-  GtkColumnViewColumn *column;
-
-  /* newer than GDK_VERSION_MAX_ALLOWED: see ts-file-chooser.c */
-#ifndef TS_NEWER_HEADERS_CHECK
-G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-#endif
-  column = gtk_column_view_sorter_get_primary_sort_column (GTK_COLUMN_VIEW_SORTER (sorter));
-  *order = gtk_column_view_sorter_get_primary_sort_order (GTK_COLUMN_VIEW_SORTER (sorter));
-#ifndef TS_NEWER_HEADERS_CHECK
-G_GNUC_END_IGNORE_DEPRECATIONS
-#endif
-  return column;
-#else
-  GtkOrdering ordering;
-
-  /* GTK 4.8 keeps the sort columns of its sorter private. The sorter asks
-   * its column sorters in turn, the primary (the header with the arrow)
-   * first, and turns a descending one's answer around: one comparison in
-   * which every column sorter answers "smaller", noting its column, tells
-   * the primary column, and the sorter's answer its direction. (Two
-   * distinct items, never looked at: an item equals itself unasked.) */
-  self->probing = TRUE;
-  self->probe_column = N_COLUMNS;
-  ordering = gtk_sorter_compare (sorter, &self->sort_keys[0], &self->sort_keys[1]);
-  self->probing = FALSE;
-
-  *order = ordering == GTK_ORDERING_LARGER ? GTK_SORT_DESCENDING : GTK_SORT_ASCENDING;
-  if (ordering == GTK_ORDERING_EQUAL || self->probe_column == N_COLUMNS)
-    return NULL;
-  return self->columns[self->probe_column];
-#endif
-}
-
-/* After every change of the sorter, from a header click or from the
- * table: the properties (and so the actions and the menu) follow it */
-static void
-sync_sort_state (TsTensorTable *self)
-{
-  GtkSortType order;
-  GtkColumnViewColumn *column;
-  const char *id = SORT_NONE;
-
-  if (self->switching_column)
-    return;
-  column = get_primary_sort (self, &order);
-
-  for (guint i = 0; i < N_COLUMNS; i++)
-    if (column != NULL && column == self->columns[i])
-      id = column_ids[i];
-
-  if (g_strcmp0 (id, self->sort_column) != 0)
-    {
-      self->sort_column = id;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SORT_COLUMN]);
-    }
-  if (column != NULL && order != self->sort_order)
-    {
-      self->sort_order = order;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SORT_ORDER]);
-    }
-
-  /* no direction for the file's order */
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "table.sort-order", column != NULL);
-  gtk_menu_button_set_icon_name (self->sort_button,
-                                 column != NULL && order == GTK_SORT_DESCENDING
-                                 ? "view-sort-descending-symbolic"
-                                 : "view-sort-ascending-symbolic");
-}
-
-/* gtk_column_view_sort_by_column() redraws the header of the column it
- * sorts by, not that of the column sorted by before, whose arrow would
- * stay (so in GTK 4.8, and newer GTK's sorter code reads the same);
- * unsorting first redraws that one. A header click redraws both. */
-static void
-sort_by_column (TsTensorTable       *self,
-                GtkColumnViewColumn *column,
-                GtkSortType          order)
-{
-  GtkSortType old_order;
-  GtkColumnViewColumn *old = get_primary_sort (self, &old_order);
-
-  /* 50,000 rows are not sorted again into the order they are in */
-  if (old == column && (column == NULL || old_order == order))
-    return;
-  if (old != NULL && old != column && column != NULL)
-    {
-      self->switching_column = TRUE;
-      gtk_column_view_sort_by_column (self->column_view, NULL, order);
-      self->switching_column = FALSE;
-    }
-  gtk_column_view_sort_by_column (self->column_view, column, order);
-}
-
-/* @id: a column id or SORT_NONE; the direction stays */
-static void
-set_sort_column (TsTensorTable *self,
-                 const char    *id)
-{
-  if (id == NULL || g_str_equal (id, SORT_NONE))
-    {
-      sort_by_column (self, NULL, self->sort_order);
-      return;
-    }
-
-  for (guint i = 0; i < N_COLUMNS; i++)
-    {
-      if (g_str_equal (id, column_ids[i]))
-        {
-          sort_by_column (self, self->columns[i], self->sort_order);
-          return;
-        }
-    }
-
-  g_warning ("The tensor table has no column “%s”", id);
-}
-
-static void
-set_sort_order (TsTensorTable *self,
-                GtkSortType    order)
-{
-  GtkSortType current;
-  GtkColumnViewColumn *column = get_primary_sort (self, &current);
-
-  if (column != NULL)
-    sort_by_column (self, column, order);
-  else if (order != self->sort_order)
-    {
-      /* for the next column chosen */
-      self->sort_order = order;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SORT_ORDER]);
-    }
-}
-
-/* "Original Order", then a radio item per shown column, titled as its
- * header */
-static void
-update_sort_menu (TsTensorTable *self)
-{
-  g_autoptr(GMenuItem) none = g_menu_item_new (_("Original Order"), NULL);
-
-  g_menu_remove_all (self->sort_column_section);
-  g_menu_item_set_action_and_target (none, "table.sort-column", "s", SORT_NONE);
-  g_menu_append_item (self->sort_column_section, none);
-  for (guint i = 0; i < N_COLUMNS; i++)
-    {
-      g_autoptr(GMenuItem) item = NULL;
-
-      if (!gtk_column_view_column_get_visible (self->columns[i]))
-        continue;
-      item = g_menu_item_new (gtk_column_view_column_get_title (self->columns[i]), NULL);
-      g_menu_item_set_action_and_target (item, "table.sort-column", "s", column_ids[i]);
-      g_menu_append_item (self->sort_column_section, item);
-    }
-}
-
 /* What to try when a filter matches nothing: a layer's part of a name as
  * the format spells it (Hugging Face's "layers.3.", llama.cpp's "blk.3.") */
 static void
@@ -639,11 +451,8 @@ ts_tensor_table_set_model_file (TsTensorTable *self,
                g_list_model_get_n_items (ts_model_file_get_parts (model)) > 1;
   if (gtk_column_view_column_get_visible (self->columns[COLUMN_PART]) != many_parts)
     {
-      /* a hidden column sorts nothing, and has no item */
-      if (!many_parts && g_str_equal (self->sort_column, column_ids[COLUMN_PART]))
-        set_sort_column (self, SORT_NONE);
       gtk_column_view_column_set_visible (self->columns[COLUMN_PART], many_parts);
-      update_sort_menu (self);
+      ts_sort_menu_update (self->sort_menu);
     }
 
   gtk_sort_list_model_set_model (self->sort_model,
@@ -693,16 +502,7 @@ ts_tensor_table_sort_by (TsTensorTable *self,
 {
   g_return_if_fail (TS_IS_TENSOR_TABLE (self));
 
-  for (guint i = 0; i < N_COLUMNS; i++)
-    {
-      if (g_strcmp0 (column, column_ids[i]) == 0)
-        {
-          sort_by_column (self, self->columns[i], order);
-          return;
-        }
-    }
-
-  g_return_if_reached ();
+  ts_sort_menu_sort_by (self->sort_menu, column, order);
 }
 
 static GtkWidget *
@@ -754,7 +554,7 @@ show_new_order (TsTensorTable *self)
 {
   guint selected = gtk_single_selection_get_selected (self->selection);
 
-  if (self->switching_column)
+  if (ts_sort_menu_is_switching (self->sort_menu))
     return;   /* the new order comes next */
   if (gtk_sort_list_model_get_pending (self->sort_model) > 0)
     {
@@ -858,11 +658,11 @@ ts_tensor_table_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_SORT_COLUMN:
-      g_value_set_string (value, self->sort_column);
+      g_value_set_string (value, ts_sort_menu_get_column (self->sort_menu));
       break;
 
     case PROP_SORT_ORDER:
-      g_value_set_enum (value, self->sort_order);
+      g_value_set_enum (value, ts_sort_menu_get_order (self->sort_menu));
       break;
 
     default:
@@ -881,16 +681,29 @@ ts_tensor_table_set_property (GObject      *object,
   switch (prop_id)
     {
     case PROP_SORT_COLUMN:
-      set_sort_column (self, g_value_get_string (value));
+      ts_sort_menu_set_column (self->sort_menu, g_value_get_string (value));
       break;
 
     case PROP_SORT_ORDER:
-      set_sort_order (self, g_value_get_enum (value));
+      ts_sort_menu_set_order (self->sort_menu, g_value_get_enum (value));
       break;
 
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+/* the sort menu's column and order are the table's */
+static void
+on_sort_column_changed (TsTensorTable *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SORT_COLUMN]);
+}
+
+static void
+on_sort_order_changed (TsTensorTable *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SORT_ORDER]);
 }
 
 static void
@@ -909,6 +722,8 @@ ts_tensor_table_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (self->sort_model, self);
       g_signal_handlers_disconnect_by_data (gtk_sort_list_model_get_sorter (self->sort_model), self);
     }
+  /* before the view goes: it asks the view's sorter no more */
+  g_clear_object (&self->sort_menu);
   gtk_widget_dispose_template (GTK_WIDGET (self), TS_TYPE_TENSOR_TABLE);
   /* the unnamed template roots (toolbars) too */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
@@ -944,11 +759,6 @@ ts_tensor_table_class_init (TsTensorTableClass *klass)
                        (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  /* the sort menu's radio items: "table.sort-column::bytes",
-   * "table.sort-order::descending" */
-  gtk_widget_class_install_property_action (widget_class, "table.sort-column", "sort-column");
-  gtk_widget_class_install_property_action (widget_class, "table.sort-order", "sort-order");
-
   ts_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ts-tensor-table.ui");
   gtk_widget_class_bind_template_child (widget_class, TsTensorTable, search_entry);
@@ -972,7 +782,6 @@ ts_tensor_table_class_init (TsTensorTableClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TsTensorTable, summary_label);
   gtk_widget_class_bind_template_child (widget_class, TsTensorTable, no_match_hint);
   gtk_widget_class_bind_template_child (widget_class, TsTensorTable, sort_button);
-  gtk_widget_class_bind_template_child (widget_class, TsTensorTable, sort_column_section);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_stop_search);
 
@@ -986,23 +795,24 @@ ts_tensor_table_init (TsTensorTable *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   set_no_match_hint (self, NULL);
-  self->sort_column = SORT_NONE;
-  self->sort_order = GTK_SORT_ASCENDING;
+  self->sort_menu = ts_sort_menu_new (self->column_view, "table", self->sort_button);
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "table", ts_sort_menu_get_actions (self->sort_menu));
+  g_signal_connect_object (self->sort_menu, "notify::column",
+                           G_CALLBACK (on_sort_column_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->sort_menu, "notify::order",
+                           G_CALLBACK (on_sort_order_changed), self, G_CONNECT_SWAPPED);
 
   for (guint i = 0; i < N_COLUMNS; i++)
     {
       g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
-      g_autoptr(GtkSorter) column_sorter = NULL;
 
-      self->sort_keys[i].table = self;
-      self->sort_keys[i].column = i;
-      column_sorter = GTK_SORTER (gtk_custom_sorter_new (compare_tensors, &self->sort_keys[i], NULL));
 
       g_object_set_data (G_OBJECT (factory), "table", self);
       g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GUINT_TO_POINTER (i));
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GUINT_TO_POINTER (i));
       gtk_column_view_column_set_factory (self->columns[i], factory);
-      gtk_column_view_column_set_sorter (self->columns[i], column_sorter);
+      ts_sort_menu_add_column (self->sort_menu, self->columns[i], column_ids[i],
+                               compare_tensors, GUINT_TO_POINTER (i));
     }
 
   /* tensors → sorted (by the clicked header) → filtered → selection */
@@ -1022,10 +832,6 @@ ts_tensor_table_init (TsTensorTable *self)
    * new order (or on their way, in chunks) when these run */
   g_signal_connect_object (sorter, "changed",
                            G_CALLBACK (show_new_order), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (sorter, "changed",
-                           G_CALLBACK (sync_sort_state), self, G_CONNECT_SWAPPED);
-  update_sort_menu (self);
-  sync_sort_state (self);
   g_signal_connect_object (self->sort_model, "notify::pending",
                            G_CALLBACK (on_sort_pending), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->selection, "notify::selected",

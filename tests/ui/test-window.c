@@ -1588,22 +1588,6 @@ test_mnemonics (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-static GtkWidget *
-find_menu_button (GtkWidget  *widget,
-                  const char *tooltip)
-{
-  if (GTK_IS_MENU_BUTTON (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), tooltip) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_menu_button (c, tooltip);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static gboolean
 chooser_shows (gpointer data)
 {
@@ -1629,7 +1613,7 @@ test_menu_accels (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (shown); i++)
     {
-      GtkWidget *button = find_menu_button (GTK_WIDGET (window), shown[i].menu);
+      GtkWidget *button = ts_test_find_menu_button (GTK_WIDGET (window), shown[i].menu);
       GtkPopover *popover;
 
       g_assert_nonnull (button);

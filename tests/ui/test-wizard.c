@@ -22,6 +22,7 @@
 #include "ts-gguf-writer.h"
 #include "ts-audit-window.h"
 #include "ts-convert-wizard.h"
+#include "ts-format.h"
 #include "ts-layout-view.h"
 #include "ts-window.h"
 
@@ -743,6 +744,77 @@ assert_fits_half_screen (GtkWidget *window)
 
 /* The audit's tensor table shows the pairs sorted by their GGUF names in
  * natural order (blk.2 before blk.10), not in the source's order */
+static const char *
+first_source_name (TsAuditPair *pair)
+{
+  const char * const *names = ts_audit_pair_get_source_names (pair);
+
+  return names != NULL ? names[0] : NULL;
+}
+
+/* the source names of the rows, in order, @sign = 1 ascending or -1
+ * descending (a row without one, a tensor made from config.json, is
+ * last, or first when descending) */
+static void
+assert_sources_sorted (GListModel *rows,
+                       int         sign)
+{
+  for (guint i = 1; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(TsAuditPair) a = g_list_model_get_item (rows, i - 1);
+      g_autoptr(TsAuditPair) b = g_list_model_get_item (rows, i);
+      const char *na = first_source_name (a);
+      const char *nb = first_source_name (b);
+
+      if (na != NULL && nb != NULL)
+        g_assert_cmpint (sign * ts_natural_compare (na, nb), <=, 0);
+    }
+}
+
+/* GTK 4.8's headers take no focus: the Sort Tensors menu sorts the pairs
+ * (its actions, as its items activate them), and gives the GGUF order
+ * back */
+static void
+assert_pairs_sort_from_keyboard (TsAuditPane *pane)
+{
+  GListModel *rows = ts_audit_pane_get_pair_rows (pane);
+
+  ts_audit_pane_show_view (pane, "tensors");
+  ts_test_run_for (300);
+  /* the button is there, shown, with the columns in its menu */
+  {
+    GtkWidget *sort = ts_test_find_menu_button (GTK_WIDGET (pane), "Sort Tensors");
+
+    g_assert_nonnull (sort);
+    g_assert_true (gtk_widget_is_drawable (sort));
+    gtk_menu_button_popup (GTK_MENU_BUTTON (sort));
+    ts_test_run_for (300);
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (sort))),
+                                          "Source Tensor"));
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (sort))),
+                                          "Descending"));
+    save_screenshot (GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (pane))), "audit-pane-sort-menu.png");
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (sort));
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (pane), "pairs.sort-column", "s", "source"));
+  assert_sources_sorted (rows, 1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (pane), "pairs.sort-order", "s", "descending"));
+  assert_sources_sorted (rows, -1);
+  {
+    g_autoptr(TsAuditPair) first = g_list_model_get_item (rows, 0);
+    g_autoptr(TsAuditPair) second = g_list_model_get_item (rows, 1);
+    g_autoptr(TsAuditPair) last = g_list_model_get_item (rows, g_list_model_get_n_items (rows) - 1);
+
+    /* rope_freqs first, then from the last name down: the order says
+     * something */
+    g_assert_null (first_source_name (first));
+    g_assert_cmpstr (ts_audit_pair_get_target_name (first), ==, "rope_freqs.weight");
+    g_assert_cmpint (ts_natural_compare (first_source_name (second), first_source_name (last)), >, 0);
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (pane), "pairs.sort-order", "s", "ascending"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (pane), "pairs.sort-column", "s", "target"));
+}
+
 static void
 assert_pairs_in_gguf_order (TsAuditPane *pane)
 {
@@ -903,6 +975,8 @@ test_wizard_end_to_end (void)
     }
   g_assert_cmpuint (g_list_model_get_n_items (ts_audit_pane_get_pair_rows (pane)), ==,
                     g_list_model_get_n_items (ts_audit_report_get_pairs (report)));
+  assert_pairs_in_gguf_order (pane);
+  assert_pairs_sort_from_keyboard (pane);
   assert_pairs_in_gguf_order (pane);
   g_assert_null (ts_audit_pane_get_pairs_placeholder (pane));
   ts_audit_pane_set_failures_only (pane, TRUE);

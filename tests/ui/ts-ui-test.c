@@ -440,6 +440,22 @@ ts_test_activate_shortcut (GtkWidget  *widget,
   return FALSE;
 }
 
+GtkWidget *
+ts_test_find_menu_button (GtkWidget  *widget,
+                          const char *tooltip)
+{
+  if (GTK_IS_MENU_BUTTON (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), tooltip) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = ts_test_find_menu_button (c, tooltip);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* WCAG relative luminance of an 8-bit sRGB colour */
 static double
 relative_luminance (guint r,

@@ -51,6 +51,10 @@ GtkWidget *ts_test_find_descendant (GtkWidget  *widget,
  * or NULL */
 GtkWidget *ts_test_find_button     (GtkWidget  *widget,
                                     const char *label);
+/* the first menu button under @widget whose tooltip is @tooltip (an
+ * icon's), or NULL */
+GtkWidget *ts_test_find_menu_button (GtkWidget  *widget,
+                                     const char *tooltip);
 /* the first visible label under @widget whose text holds @text, or NULL */
 GtkWidget *ts_test_find_label      (GtkWidget  *widget,
                                     const char *text);
