@@ -560,6 +560,17 @@ test_shard_alone (TsTestDir     *fx,
     g_assert_true (has_warning (alone, "model-00001-of-00002.safetensors: read alone",
                                 "model-00002-of-00002.safetensors, which is not in the folder"));
   }
+  /* opened through the index, the folder is refused: a rule about its
+   * files, with no byte offset to give */
+  {
+    g_autoptr(TsModelFile) model = load_path (index, &error);
+
+    g_assert_null (model);
+    g_assert_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_MISSING_SHARD);
+    g_assert_cmpstr (error->message, ==, "model.safetensors.index.json: the index names the shard "
+                                         "model-00002-of-00002.safetensors, which is not in the folder");
+    g_clear_error (&error);
+  }
 
   /* the index broken */
   g_assert_true (g_file_set_contents (index, "{\"weight_map\": {\"a\": 1,,}}", -1, &error));

@@ -77,6 +77,24 @@ fail_at (GError     **error,
   return FALSE;
 }
 
+/* a rule of the folder's files rather than of a byte in one: "NAME: RULE" */
+static gboolean G_GNUC_PRINTF (4, 5)
+fail_in (GError     **error,
+         const char  *file_name,
+         int          code,
+         const char  *format,
+         ...)
+{
+  g_autofree char *msg = NULL;
+  va_list args;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, TS_FORMAT_ERROR, code, "%s: %s", file_name, msg);
+  return FALSE;
+}
+
 /* json-glib keeps the last of duplicate members silently, so the header's
  * objects are scanned once for repeated keys before parsing. */
 static void
@@ -759,7 +777,7 @@ check_against_index (TsModelFile  *model,
       TsTensor *t = ts_model_file_lookup_tensor (model, key);
 
       if (t == NULL)
-        return fail_at (error, index_name, 0, TS_FORMAT_ERROR_MISSING_TENSOR,
+        return fail_in (error, index_name, TS_FORMAT_ERROR_MISSING_TENSOR,
                         _("the index puts tensor '%s' in %s, but no shard has it"),
                         (const char *) key, (const char *) value);
       if (!g_str_equal (ts_file_part_get_name (ts_tensor_get_part (t)), value))
@@ -813,7 +831,7 @@ load_sharded (GFile           *index_file,
       g_autoptr(GFile) shard_file = g_file_get_child (dir, shard);
 
       if (!g_file_query_exists (shard_file, cancellable))
-        ok = fail_at (error, index_name, 0, TS_FORMAT_ERROR_MISSING_SHARD,
+        ok = fail_in (error, index_name, TS_FORMAT_ERROR_MISSING_SHARD,
                       _("the index names the shard %s, which is not in the folder"), shard);
       else
         ok = load_part (TS_MODEL_FILE (self), shard_file, i, info.shards->len, cancellable, error);

@@ -583,10 +583,20 @@ update_banner (TsAuditPane *self)
 
   gtk_label_set_text (self->title_label, title);
   gtk_label_set_text (self->subtitle_label, subtitle);
-  gtk_image_set_from_icon_name (self->status_icon, passed ? "emblem-ok-symbolic"
-                                                          : "dialog-error-symbolic");
-  gtk_widget_remove_css_class (GTK_WIDGET (self->status_icon), passed ? "fail" : "pass");
-  gtk_widget_add_css_class (GTK_WIDGET (self->status_icon), passed ? "pass" : "fail");
+  {
+    /* passed with warnings: the headline's icon is a warning's, as it
+     * is on the warned check's row */
+    TsAuditStatus status = !passed ? TS_AUDIT_FAIL : n_warned > 0 ? TS_AUDIT_WARN : TS_AUDIT_PASS;
+
+    gtk_image_set_from_icon_name (self->status_icon, status_icon_name (status));
+    gtk_widget_remove_css_class (GTK_WIDGET (self->status_icon), "pass");
+    gtk_widget_remove_css_class (GTK_WIDGET (self->status_icon), "warn");
+    gtk_widget_remove_css_class (GTK_WIDGET (self->status_icon), "fail");
+    gtk_widget_add_css_class (GTK_WIDGET (self->status_icon), ts_audit_status_to_nick (status));
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->status_icon),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, status_label (status),
+                                    -1);
+  }
 }
 
 static void

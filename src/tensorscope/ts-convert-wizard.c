@@ -633,7 +633,19 @@ scan_worker (GTask        *task,
   if (result->plan != NULL)
     scan_plan (result->findings, result->plan);
   else
-    result->problem = g_strdup (error->message);
+    {
+      result->problem = g_strdup (error->message);
+      /* the files are there, but what they hold (or lack: a shard the
+       * index names, a tensor) is wrong: not a tick on the weights */
+      if (error->domain == TS_FORMAT_ERROR)
+        for (guint i = 0; i < result->findings->len; i++)
+          {
+            Finding *f = g_ptr_array_index (result->findings, i);
+
+            if (g_strcmp0 (f->title, _("Weights")) == 0)
+              f->status = FINDING_MISSING;
+          }
+    }
 
   if (g_task_return_error_if_cancelled (task))
     scan_result_free (result);
@@ -1627,8 +1639,11 @@ on_convert_progress (TsConvertWizard *self)
   total_text = g_format_size (total);
   rate_text = g_format_size ((guint64) rate);
   left_text = rate > 0 ? format_duration ((total - MIN (done, total)) / rate) : g_strdup (_("unknown"));
-  /* Translators: "1.2 GB of 6.4 GB · 350 MB/s · 12 seconds left" */
-  stats = g_strdup_printf (_("%s of %s · %s/s · %s left"), done_text, total_text, rate_text, left_text);
+  /* the tensors' bytes, the writing's all but the first few kB: the
+   * total is not the file's predicted size, and says so */
+  /* Translators: "1.2 GB of 6.4 GB of tensor data · 350 MB/s · 12 seconds left" */
+  stats = g_strdup_printf (_("%s of %s of tensor data · %s/s · %s left"), done_text, total_text, rate_text,
+                           left_text);
   tensor = ts_converter_dup_current_tensor (self->converter);
 
   gtk_progress_bar_set_fraction (self->convert_progress, ts_converter_get_fraction (self->converter));

@@ -28,6 +28,8 @@ struct _TsExportDialog
   gboolean        closed;        /* its work stopped, the dialog gone */
 
   GtkButton      *export_button;
+  gboolean        busy;
+  gboolean        too_tall;   /* a PNG of more pixels than one may have */
   GtkDropDown    *format_dropdown;
   GtkSpinButton  *width_spin;
   GtkLabel       *unit_label;
@@ -84,6 +86,8 @@ create_export_layout (TsExportDialog *self)
 
 /* The size line: the dialog's layout allocated at the chosen width (a few
  * milliseconds even with 50,000 tensors, unlike building it). */
+static void update_export_sensitive (TsExportDialog *self);
+
 static void
 on_options_changed (TsExportDialog *self)
 {
@@ -95,9 +99,11 @@ on_options_changed (TsExportDialog *self)
 
   gtk_label_set_text (self->unit_label, png ? _("pixels") : _("points"));
 
+  self->too_tall = FALSE;
   if (self->base == NULL)
     {
       gtk_label_set_text (self->size_label, "");
+      update_export_sensitive (self);
       return;
     }
 
@@ -105,7 +111,8 @@ on_options_changed (TsExportDialog *self)
   ts_layout_allocate (layout, width);
   height = (int) ceil (ts_layout_get_height (layout));
   ts_layout_export_scale (get_format (self), width, height, &page_width, &page_height);
-  if (png && height > TS_LAYOUT_IMAGE_MAX_SIDE)
+  self->too_tall = png && height > TS_LAYOUT_IMAGE_MAX_SIDE;
+  if (self->too_tall)
     /* Translators: the height of the diagram in pixels is over the most
      * a PNG image may have, e.g. "1600 × 40100 pixels: too tall for a
      * PNG image, export it as SVG or PDF"; the export would fail */
@@ -121,6 +128,12 @@ on_options_changed (TsExportDialog *self)
     /* Translators: the size of the exported diagram, e.g. "1600 × 742 pixels" */
     text = g_strdup_printf (png ? _("%d × %d pixels") : _("%d × %d points"), width, height);
   gtk_label_set_text (self->size_label, text);
+  /* what would fail is not offered, and the line says why as a warning */
+  if (self->too_tall)
+    gtk_widget_add_css_class (GTK_WIDGET (self->size_label), "warning");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->size_label), "warning");
+  update_export_sensitive (self);
 }
 
 static void
@@ -139,11 +152,18 @@ base_ready (GObject      *object,
 }
 
 static void
+update_export_sensitive (TsExportDialog *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), !self->busy && !self->too_tall);
+}
+
+static void
 set_busy (TsExportDialog *self,
           gboolean        busy)
 {
+  self->busy = busy;
   gtk_spinner_set_spinning (self->spinner, busy);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), !busy);
+  update_export_sensitive (self);
 }
 
 static void

@@ -2552,6 +2552,8 @@ test_export_page_limits (void)
   g_assert_true (g_str_has_prefix (text, "1600 × "));
   g_assert_cmpint (g_ascii_strtoll (text + strlen ("1600 × "), NULL, 10), >, TS_LAYOUT_IMAGE_MAX_SIDE);
   g_assert_nonnull (strstr (text, "too tall for a PNG image"));
+  /* an export that would fail is not offered */
+  g_assert_false (gtk_widget_get_sensitive (gtk_window_get_default_widget (GTK_WINDOW (dialog))));
   save_screenshot (GTK_WIDGET (dialog), "export-dialog-png-too-tall.png");
 
   set_export_format (dialog, TS_LAYOUT_EXPORT_PDF);
@@ -2562,6 +2564,7 @@ test_export_page_limits (void)
   g_assert_cmpint (sscanf (strstr (text, "scaled to "), "scaled to %d × %d", &page_width, &page_height), ==, 2);
   g_assert_cmpint (page_height, ==, TS_LAYOUT_PDF_MAX_SIDE);
   g_assert_cmpint (page_width, <, 1600);
+  g_assert_true (gtk_widget_get_sensitive (gtk_window_get_default_widget (GTK_WINDOW (dialog))));
   save_screenshot (GTK_WIDGET (dialog), "export-dialog-scaled.png");
 
   /* the page written is the one the dialog announced */

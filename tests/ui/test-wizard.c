@@ -1242,6 +1242,16 @@ test_wizard_broken_source (void)
   g_assert_false (ts_convert_wizard_can_go_next (wizard));
   ts_convert_wizard_go_next (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "source");
+  /* the weights' row has no tick: its icon says what is wrong */
+  {
+    GtkWidget *title = ts_test_find_label (GTK_WIDGET (wizard), "Weights");
+    GtkWidget *icon = title != NULL ? gtk_widget_get_prev_sibling (title) : NULL;
+
+    g_assert_true (GTK_IS_IMAGE (icon));
+    g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (icon)), ==, "dialog-error-symbolic");
+    g_assert_null (gtk_test_accessible_check_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                                       "Missing"));
+  }
   save_screenshot (GTK_WIDGET (wizard), "wizard-1-broken-source.png");
   assert_readable_light_and_dark (GTK_WIDGET (wizard), "This folder cannot be converted");
   assert_readable_light_and_dark (GTK_WIDGET (wizard), "model-00002-of-00002.safetensors");
@@ -2291,6 +2301,16 @@ test_audit_quantized (void)
     headline = g_strdup_printf ("%u checks passed, 1 warning", n_checks - 1);
     g_assert_nonnull (ts_test_find_label (GTK_WIDGET (pane), headline));
     g_assert_null (ts_test_find_label (GTK_WIDGET (pane), "All "));
+    /* nor its icon a plain tick: a warning's, named so */
+    {
+      GtkWidget *icon = ts_test_find_descendant (GTK_WIDGET (pane), GTK_TYPE_IMAGE);
+
+      g_assert_true (gtk_widget_has_css_class (icon, "audit-status-icon"));
+      g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (icon)), ==, "dialog-warning-symbolic");
+      g_assert_true (gtk_widget_has_css_class (icon, "warn"));
+      g_assert_null (gtk_test_accessible_check_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                                         "Warning"));
+    }
   }
   save_screenshot (GTK_WIDGET (window), "audit-pane-quantized-checks.png");
 
