@@ -1588,11 +1588,13 @@ test_mnemonics (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+#if !GTK_CHECK_VERSION (4, 10, 0)
 static gboolean
 chooser_shows (gpointer data)
 {
   return ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER) != NULL;
 }
+#endif
 
 static gboolean
 export_shows (gpointer data)
@@ -1635,12 +1637,16 @@ test_menu_accels (void)
   for (guint i = 0; i < 2; i++)
     {
       g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), i == 0 ? "<Control>o" : "<Control><Shift>o"));
+#if !GTK_CHECK_VERSION (4, 10, 0)
+      /* GTK 4.8's chooser is a GtkFileChooserDialog (newer GTK's
+       * GtkFileDialog is the portal's, or a window of its own) */
       ts_test_wait_until (chooser_shows, NULL, 10, "the file chooser");
       /* Open File… chooses files, Open Folder… folders */
       g_assert_cmpint (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER))),
                        ==, i == 0 ? GTK_FILE_CHOOSER_ACTION_OPEN : GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER);
       gtk_window_destroy (ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER));
       ts_test_run_for (100);
+#endif
     }
 
   gtk_window_destroy (GTK_WINDOW (window));
