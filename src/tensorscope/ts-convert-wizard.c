@@ -112,6 +112,7 @@ struct _TsConvertWizard
   GtkWidget        *problem_box;
   GtkLabel         *problem_label;
   GtkListBox       *findings_list;
+  GtkSizeGroup     *finding_titles;
   GtkListBox       *type_list;
   GtkEntry         *target_entry;
   GtkLabel         *target_warning_label;
@@ -654,7 +655,8 @@ scan_worker (GTask        *task,
 }
 
 static GtkWidget *
-create_finding_row (const Finding *finding)
+create_finding_row (const Finding *finding,
+                    GtkSizeGroup  *titles)
 {
   static const char * const icons[] = {
     "emblem-ok-symbolic", "dialog-warning-symbolic", "dialog-error-symbolic",
@@ -677,6 +679,8 @@ create_finding_row (const Finding *finding)
   gtk_widget_add_css_class (title, "heading");
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_label_set_width_chars (GTK_LABEL (title), 18);
+  /* one column of details, however long a translated title is */
+  gtk_size_group_add_widget (titles, title);
   gtk_label_set_xalign (GTK_LABEL (detail), 0);
   gtk_label_set_wrap (GTK_LABEL (detail), TRUE);
   gtk_label_set_selectable (GTK_LABEL (detail), TRUE);
@@ -739,7 +743,8 @@ scan_done (GObject      *object,
     }
 
   for (guint i = 0; i < scan->findings->len; i++)
-    gtk_list_box_append (self->findings_list, create_finding_row (g_ptr_array_index (scan->findings, i)));
+    gtk_list_box_append (self->findings_list,
+                         create_finding_row (g_ptr_array_index (scan->findings, i), self->finding_titles));
   gtk_widget_set_visible (GTK_WIDGET (self->findings_list), TRUE);
 
   if (scan->plan == NULL)
@@ -2299,6 +2304,7 @@ ts_convert_wizard_dispose (GObject *object)
   g_clear_object (&self->output);
   g_clear_object (&self->audit);
   g_clear_object (&self->settings);
+  g_clear_object (&self->finding_titles);
   if (self->held_app != NULL)
     {
       g_application_release (self->held_app);
@@ -2406,6 +2412,7 @@ ts_convert_wizard_init (TsConvertWizard *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->outtype = TS_OUTTYPE_AUTO;
+  self->finding_titles = gtk_size_group_new (GTK_SIZE_GROUP_HORIZONTAL);
   build_steps (self);
   build_type_list (self);
   build_plan_columns (self);

@@ -110,6 +110,34 @@ test_main_window (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* the source check's details start at one x, whatever the length of a
+ * translated title ("Échantillonnage par défaut" is longer than the
+ * English one's room) */
+static void
+assert_findings_aligned (GtkWidget *wizard)
+{
+  GtkWidget *list = ts_test_find_descendant (wizard, GTK_TYPE_LIST_BOX);
+  double x0 = -1;
+  guint n = 0;
+
+  g_assert_nonnull (list);
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row; row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *box = gtk_list_box_row_get_child (GTK_LIST_BOX_ROW (row));
+      GtkWidget *title = gtk_widget_get_next_sibling (gtk_widget_get_first_child (box));
+      GtkWidget *detail = gtk_widget_get_next_sibling (title);
+      graphene_point_t p;
+
+      g_assert_true (gtk_widget_compute_point (detail, wizard, &GRAPHENE_POINT_INIT (0, 0), &p));
+      g_test_message ("%s: x %.0f", gtk_label_get_text (GTK_LABEL (title)), p.x);
+      if (x0 < 0)
+        x0 = p.x;
+      g_assert_cmpfloat (p.x, ==, x0);
+      n++;
+    }
+  g_assert_cmpuint (n, >=, 5);
+}
+
 static gboolean
 on_page (TsConvertWizard *wizard,
          const char      *page)
@@ -154,6 +182,7 @@ test_wizard_and_audit (void)
   ts_convert_wizard_set_source (wizard, folder);
   ts_test_wait_until (wizard_idle, wizard, 30, "the source scan");
   assert_page (GTK_WIDGET (wizard), "fr-wizard-source.png");
+  assert_findings_aligned (GTK_WIDGET (wizard));
 
   ts_convert_wizard_go_next (wizard);
   ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
