@@ -787,6 +787,15 @@ test_empty_region (Fixture       *fx,
   g_assert_cmpuint (info->length, ==, 0);
   g_assert_false (info->visible);
   g_assert_true (padding->visible);
+  /* each band drawn is found where it is drawn (the binary search went
+   * astray on the hidden band between them) */
+  for (guint i = 0; i < ts_layout_get_n_bands (layout); i++)
+    {
+      const TsLayoutBand *b = ts_layout_get_band (layout, i);
+
+      if (b->visible)
+        g_assert_true (ts_layout_hit_test (layout, b->x + b->width / 2, b->y + b->height / 2) == b);
+    }
 
   svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 1200, 0, &error);
   g_assert_no_error (error);

@@ -37,6 +37,7 @@ struct _TsFilePart
   gboolean     stated;
   guint64      stat_dev, stat_ino, stat_size;
   gint64       stat_mtime_ns;
+  gint64       stat_ctime_ns;   /* which no program can set back */
 };
 
 G_DEFINE_FINAL_TYPE (TsFilePart, ts_file_part, G_TYPE_OBJECT)
@@ -94,6 +95,12 @@ mtime_ns (const struct stat *st)
   return (gint64) st->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_mtim.tv_nsec;
 }
 
+static gint64
+ctime_ns (const struct stat *st)
+{
+  return (gint64) st->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_ctim.tv_nsec;
+}
+
 static void
 remember_stat (TsFilePart        *self,
                const struct stat *st)
@@ -103,6 +110,7 @@ remember_stat (TsFilePart        *self,
   self->stat_ino = (guint64) st->st_ino;
   self->stat_size = (guint64) st->st_size;
   self->stat_mtime_ns = mtime_ns (st);
+  self->stat_ctime_ns = ctime_ns (st);
 }
 
 TsFilePart *
@@ -267,7 +275,8 @@ ts_file_part_get_mapping (TsFilePart *self)
  *
  * Returns: %TRUE if the file at the part's path is no longer the one that
  *   was read: gone, another file in its place, or written since (another
- *   size or modification time). %FALSE for a part not read from a file.
+ *   size, modification time or change time: a copy that keeps the size
+ *   and sets the old modification time back still changes the last). %FALSE for a part not read from a file.
  *   (A file monitor's event may come late, for a change made before the
  *   file was opened: this says whether there is anything to tell.)
  */
@@ -285,7 +294,8 @@ ts_file_part_changed_on_disk (TsFilePart *self)
   if (path == NULL || stat (path, &st) != 0)
     return TRUE;
   return (guint64) st.st_dev != self->stat_dev || (guint64) st.st_ino != self->stat_ino ||
-         (guint64) st.st_size != self->stat_size || mtime_ns (&st) != self->stat_mtime_ns;
+         (guint64) st.st_size != self->stat_size || mtime_ns (&st) != self->stat_mtime_ns ||
+         ctime_ns (&st) != self->stat_ctime_ns;
 }
 
 /**

@@ -1764,8 +1764,11 @@ compare_x_to_band (const void *key,
   return 0;
 }
 
-/* Bands of one kind in a strip are contiguous and sorted by offset; the
- * visible ones are a contiguous run of them with increasing x. */
+/* Bands of one kind in a strip are contiguous and sorted by offset, and
+ * the visible ones have increasing x; some among them may be hidden (a
+ * region or tensor of 0 bytes has no width), with no geometry: a binary
+ * search over the visible ones, a hidden middle band standing for the
+ * next visible one. */
 static const TsLayoutBand *
 bsearch_bands (TsLayout *self,
                guint     first,
@@ -1774,15 +1777,30 @@ bsearch_bands (TsLayout *self,
 {
   guint lo = first, hi = first + n;
 
-  while (lo < hi && !g_array_index (self->bands, TsLayoutBand, lo).visible)
-    lo++;
-  while (hi > lo && !g_array_index (self->bands, TsLayoutBand, hi - 1).visible)
-    hi--;
-  if (lo == hi)
-    return NULL;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      guint v = mid;
+      const TsLayoutBand *band;
+      int cmp;
 
-  return bsearch (&x, &g_array_index (self->bands, TsLayoutBand, lo), hi - lo,
-                  sizeof (TsLayoutBand), compare_x_to_band);
+      while (v < hi && !g_array_index (self->bands, TsLayoutBand, v).visible)
+        v++;
+      if (v == hi)
+        {
+          hi = mid;   /* nothing shown from mid on */
+          continue;
+        }
+      band = &g_array_index (self->bands, TsLayoutBand, v);
+      cmp = compare_x_to_band (&x, band);
+      if (cmp == 0)
+        return band;
+      if (cmp < 0)
+        hi = mid;
+      else
+        lo = v + 1;
+    }
+  return NULL;
 }
 
 const TsLayoutBand *

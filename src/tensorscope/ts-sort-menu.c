@@ -472,6 +472,13 @@ ts_sort_menu_dispose (GObject *object)
 {
   TsSortMenu *self = (TsSortMenu *) object;
 
+  /* the actions may stay in a widget's muxer a while: they no longer
+   * reach here */
+  if (self->actions != NULL)
+    {
+      g_action_map_remove_action (G_ACTION_MAP (self->actions), "sort-column");
+      g_action_map_remove_action (G_ACTION_MAP (self->actions), "sort-order");
+    }
   /* the columns' sorters stay with the view: they no longer ask here */
   if (self->view != NULL)
     g_signal_handlers_disconnect_by_data (gtk_column_view_get_sorter (self->view), self);

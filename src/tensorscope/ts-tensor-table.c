@@ -657,12 +657,15 @@ ts_tensor_table_get_property (GObject    *object,
 
   switch (prop_id)
     {
+    /* (a table disposed has no menu, and says its defaults) */
     case PROP_SORT_COLUMN:
-      g_value_set_string (value, ts_sort_menu_get_column (self->sort_menu));
+      g_value_set_string (value, self->sort_menu != NULL ? ts_sort_menu_get_column (self->sort_menu)
+                                                         : SORT_NONE);
       break;
 
     case PROP_SORT_ORDER:
-      g_value_set_enum (value, ts_sort_menu_get_order (self->sort_menu));
+      g_value_set_enum (value, self->sort_menu != NULL ? ts_sort_menu_get_order (self->sort_menu)
+                                                       : GTK_SORT_ASCENDING);
       break;
 
     default:
@@ -681,11 +684,13 @@ ts_tensor_table_set_property (GObject      *object,
   switch (prop_id)
     {
     case PROP_SORT_COLUMN:
-      ts_sort_menu_set_column (self->sort_menu, g_value_get_string (value));
+      if (self->sort_menu != NULL)
+        ts_sort_menu_set_column (self->sort_menu, g_value_get_string (value));
       break;
 
     case PROP_SORT_ORDER:
-      ts_sort_menu_set_order (self->sort_menu, g_value_get_enum (value));
+      if (self->sort_menu != NULL)
+        ts_sort_menu_set_order (self->sort_menu, g_value_get_enum (value));
       break;
 
     default:

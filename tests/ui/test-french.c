@@ -35,29 +35,6 @@ wizard_idle (gpointer data)
   return !ts_convert_wizard_get_busy (data);
 }
 
-typedef struct
-{
-  TsWindow   *window;
-  const char *page;
-} PageWait;
-
-static gboolean
-page_shows (gpointer data)
-{
-  PageWait *wait = data;
-
-  return g_strcmp0 (ts_window_get_page (wait->window), wait->page) == 0;
-}
-
-static void
-wait_for_page (TsWindow   *window,
-               const char *page)
-{
-  PageWait wait = { window, page };
-
-  ts_test_wait_until (page_shows, &wait, 30, page);
-}
-
 /* mapped, drawn, and then its mnemonics each name one widget */
 static void
 assert_page (GtkWidget  *widget,
@@ -88,17 +65,17 @@ test_main_window (void)
   g_assert_true (g_file_set_contents (bad, "GGUF", 4, &error));
   g_assert_no_error (error);
   gtk_window_present (GTK_WINDOW (window));
-  wait_for_page (window, "empty");
+  ts_test_wait_for_page (window, "empty");
   assert_page (GTK_WIDGET (window), "fr-window-empty.png");
   g_assert_nonnull (ts_test_find_label (GTK_WIDGET (window), "Ouvrir"));
   ts_test_assert_menu_mnemonics_unique (GTK_WIDGET (window));
 
   ts_window_open (window, bad_file);
-  wait_for_page (window, "error");
+  ts_test_wait_for_page (window, "error");
   assert_page (GTK_WIDGET (window), "fr-window-error.png");
 
   ts_window_open (window, sample);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   assert_page (GTK_WIDGET (window), "fr-window-model.png");
   ts_test_assert_menu_mnemonics_unique (GTK_WIDGET (window));
 

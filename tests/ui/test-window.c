@@ -203,30 +203,6 @@ write_file (const char *name,
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 
-typedef struct
-{
-  TsWindow   *window;
-  const char *page;
-} PageWait;
-
-static gboolean
-page_shows (gpointer data)
-{
-  PageWait *wait = data;
-
-  return g_strcmp0 (ts_window_get_page (wait->window), wait->page) == 0;
-}
-
-/* Runs the main loop until @page shows (or 20 s pass). */
-static void
-wait_for_page (TsWindow   *window,
-               const char *page)
-{
-  PageWait wait = { window, page };
-
-  ts_test_wait_until (page_shows, &wait, 20, page);
-}
-
 /* Renders @widget as it is on screen into <screenshot dir>/@name. */
 static void
 save_screenshot (GtkWidget  *widget,
@@ -243,7 +219,7 @@ open_in_new_window (const char *path)
 
   gtk_window_present (GTK_WINDOW (window));
   ts_window_open (window, file);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   return window;
 }
 
@@ -426,7 +402,7 @@ test_open_gguf (void)
   ts_application_open_file (app, file);
   window = TS_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
   g_assert_nonnull (window);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
 
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny-llama.gguf");
   table = ts_window_get_tensor_table (window);
@@ -487,7 +463,7 @@ test_open_gguf (void)
 
     ts_application_open_file (app, file);
     g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, n_windows);
-    wait_for_page (window, "model");
+    ts_test_wait_for_page (window, "model");
     g_assert_true (ts_window_get_model (window) != before);
   }
 
@@ -995,7 +971,7 @@ test_sort_menu (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 600, 700);
   gtk_window_present (GTK_WINDOW (window));
   ts_window_open (window, file);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   ts_window_show_view (window, "tensors");
   ts_test_run_for (300);
   g_assert_nonnull (button);
@@ -1471,7 +1447,7 @@ test_layout_announces (void)
    * bands: once they come, the first has the focus and is described */
   gtk_window_present (GTK_WINDOW (window));
   ts_window_open (window, file);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   ts_test_wait_until (layout_drawn, view, 20, "the layout");
   /* the diagram is the window's focus widget once the model shows (the
    * loading page's Cancel had it); it has the focus once the X server (no
@@ -1569,18 +1545,18 @@ test_mnemonics (void)
   TsWindow *window = ts_window_new (app);
 
   gtk_window_present (GTK_WINDOW (window));
-  wait_for_page (window, "empty");
+  ts_test_wait_for_page (window, "empty");
   ts_test_run_for (300);
   ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
   ts_test_assert_menu_mnemonics_unique (GTK_WIDGET (window));
 
   ts_window_open (window, bad_file);
-  wait_for_page (window, "error");
+  ts_test_wait_for_page (window, "error");
   ts_test_run_for (300);
   ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
 
   ts_window_open (window, file);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   ts_test_run_for (300);
   ts_test_assert_mnemonics_unique (GTK_WIDGET (window));
   ts_test_assert_menu_mnemonics_unique (GTK_WIDGET (window));
@@ -2135,7 +2111,7 @@ check_error_page (const char *path,
 
   gtk_window_present (GTK_WINDOW (window));
   ts_window_open (window, file);
-  wait_for_page (window, "error");
+  ts_test_wait_for_page (window, "error");
 
   /* the core's own message, not a generic one */
   message = g_ascii_strdown (ts_window_get_error_message (window), -1);
@@ -2227,7 +2203,7 @@ test_drop (void)
   g_signal_emit_by_name (target, "drop", &value, 100.0, 100.0, &handled);
   g_assert_true (handled);
   g_assert_false (ts_window_get_drop_active (window));
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny-llama.gguf");
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -2768,7 +2744,7 @@ test_replace_while_loading (void)
   open_slowly (window, junk_path, 800);
   ts_test_run_for (100);
   ts_window_open (window, gguf);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   ts_test_run_for (1200);
   g_assert_cmpstr (ts_window_get_page (window), ==, "model");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny-llama.gguf");
@@ -2777,7 +2753,7 @@ test_replace_while_loading (void)
   open_slowly (window, gguf_path, 800);
   ts_test_run_for (100);
   ts_window_open (window, junk);
-  wait_for_page (window, "error");
+  ts_test_wait_for_page (window, "error");
   ts_test_run_for (1200);
   g_assert_cmpstr (ts_window_get_page (window), ==, "error");
   g_assert_null (ts_window_get_model (window));
@@ -2786,7 +2762,7 @@ test_replace_while_loading (void)
   /* a slow load replaced by a slow load of the same file */
   open_slowly (window, gguf_path, 600);
   open_slowly (window, gguf_path, 600);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny-llama.gguf");
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -2843,7 +2819,7 @@ test_escape_cancels_loading (void)
     g_autoptr(GFile) gguf = g_file_new_for_path (gguf_path);
 
     ts_window_open (window, gguf);
-    wait_for_page (window, "model");
+    ts_test_wait_for_page (window, "model");
   }
   g_assert_false (gtk_shortcut_action_activate (action, 0, GTK_WIDGET (window), NULL));
   g_assert_cmpstr (ts_window_get_page (window), ==, "model");
@@ -2907,16 +2883,16 @@ test_drop_after_failure (void)
   g_assert_cmpint (g_mkdir_with_parents (dir_path, 0755), ==, 0);
   gtk_window_present (GTK_WINDOW (window));
   ts_window_open (window, junk);
-  wait_for_page (window, "error");
+  ts_test_wait_for_page (window, "error");
 
   one = g_slist_prepend (NULL, gguf);
   drop_files (window, one);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   g_clear_pointer (&one, g_slist_free);
 
   one = g_slist_prepend (NULL, dir);
   drop_files (window, one);
-  wait_for_page (window, "error");
+  ts_test_wait_for_page (window, "error");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "no-model-folder");
   g_clear_pointer (&one, g_slist_free);
 
@@ -2924,7 +2900,7 @@ test_drop_after_failure (void)
   open_slowly (window, gguf_path, 800);
   one = g_slist_prepend (NULL, junk);
   drop_files (window, one);
-  wait_for_page (window, "error");
+  ts_test_wait_for_page (window, "error");
   ts_test_run_for (1200);
   g_assert_cmpstr (ts_window_get_page (window), ==, "error");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "dropped.txt");
@@ -2935,11 +2911,11 @@ test_drop_after_failure (void)
   several = g_slist_append (several, junk);
   several = g_slist_append (several, dir);
   drop_files (window, several);
-  wait_for_page (window, "model");
+  ts_test_wait_for_page (window, "model");
   g_assert_cmpuint (count_windows (), ==, before + 2);
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
     if (l->data != window && TS_IS_WINDOW (l->data))
-      wait_for_page (l->data, "error");
+      ts_test_wait_for_page (l->data, "error");
 
   while (count_windows () > before - 1)
     gtk_window_destroy (gtk_application_get_windows (GTK_APPLICATION (app))->data);

@@ -441,22 +441,43 @@ plan_file_column_visible (TsConvertWizard *wizard)
   g_assert_not_reached ();
 }
 
+/* the Options page's split controls */
+typedef struct
+{
+  GtkWidget *check;
+  GtkWidget *spin;
+  GtkWidget *drop;
+} SplitControls;
+
+/* Next to the Options page of @wizard: its split controls */
+static SplitControls
+go_to_options (TsConvertWizard *wizard)
+{
+  SplitControls c;
+
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "options");
+  c.check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
+  c.spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
+  c.drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
+  g_assert_nonnull (c.check);
+  g_assert_nonnull (c.spin);
+  g_assert_nonnull (c.drop);
+  return c;
+}
+
 /* the options page set to split @target_path into files of at most 1 MB */
 static void
 choose_split (TsConvertWizard *wizard,
               const char      *target_path,
               gboolean         screenshot)
 {
-  GtkWidget *check, *spin, *drop;
+  SplitControls c = go_to_options (wizard);
+  GtkWidget *check = c.check, *spin = c.spin, *drop = c.drop;
 
-  ts_convert_wizard_go_next (wizard);
-  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
   ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_BF16);
   ts_convert_wizard_set_target_text (wizard, target_path);
-  check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
-  spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
-  drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
-  g_assert_nonnull (check);
   g_assert_false (gtk_widget_get_sensitive (spin));
   g_assert_false (gtk_widget_get_sensitive (drop));
   gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
@@ -646,24 +667,20 @@ test_wizard_remembers_options (void)
   g_autofree char *out_dir = g_build_filename (fixture_dir, "remember-out", NULL);
   g_autofree char *target_path = g_build_filename (out_dir, "split.gguf", NULL);
   TsConvertWizard *wizard;
-  GtkWidget *check, *spin, *drop;
+  SplitControls c;
 
   g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
   /* converted as Q8_0 in files of at most 1 MB */
   wizard = open_wizard (sample_dir);
-  ts_convert_wizard_go_next (wizard);
-  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
+  c = go_to_options (wizard);
   ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_Q8_0);
   ts_convert_wizard_set_target_text (wizard, target_path);
-  check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
-  spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
-  drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
-  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
-  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin)), ==, 45);
-  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (drop)), ==, 1);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 1);
-  gtk_drop_down_set_selected (GTK_DROP_DOWN (drop), 0);  /* MB */
+  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (c.check)));
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (c.spin)), ==, 45);
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (c.drop)), ==, 1);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (c.check), TRUE);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (c.spin), 1);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (c.drop), 0);  /* MB */
   ts_convert_wizard_go_next (wizard);
   ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
   g_assert_cmpuint (ts_conversion_plan_get_n_files (ts_convert_wizard_get_plan (wizard)), >, 1);
@@ -676,16 +693,12 @@ test_wizard_remembers_options (void)
   for (guint round = 0; round < 2; round++)
     {
       wizard = open_wizard_as_left (sample_dir);
-      ts_convert_wizard_go_next (wizard);
-      ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
-      check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
-      spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
-      drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
+      c = go_to_options (wizard);
       g_assert_true (ts_convert_wizard_get_outtype (wizard) == TS_OUTTYPE_Q8_0);
-      g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
-      g_assert_true (gtk_widget_get_sensitive (spin));
-      g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin)), ==, 1);
-      g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (drop)), ==, 0);
+      g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (c.check)));
+      g_assert_true (gtk_widget_get_sensitive (c.spin));
+      g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (c.spin)), ==, 1);
+      g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (c.drop)), ==, 0);
       /* planned so: named as a Q8_0 file, and split */
       ts_convert_wizard_go_next (wizard);
       ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
@@ -699,7 +712,7 @@ test_wizard_remembers_options (void)
       }
       ts_convert_wizard_go_back (wizard);
       ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_F16);
-      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), FALSE);
+      gtk_check_button_set_active (GTK_CHECK_BUTTON (c.check), FALSE);
       ts_convert_wizard_go_next (wizard);
       ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
       gtk_window_destroy (GTK_WINDOW (wizard));
@@ -707,11 +720,9 @@ test_wizard_remembers_options (void)
 
   /* a reset offers the defaults */
   wizard = open_wizard (sample_dir);
-  ts_convert_wizard_go_next (wizard);
-  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
-  check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
+  c = go_to_options (wizard);
   g_assert_true (ts_convert_wizard_get_outtype (wizard) == TS_OUTTYPE_AUTO);
-  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (c.check)));
   gtk_window_destroy (GTK_WINDOW (wizard));
 }
 

@@ -12,6 +12,7 @@
 
 #include "ts-ui-test.h"
 #include "ts-test-dir.h"
+#include "ts-window-private.h"
 
 static char *isolated_home;
 
@@ -438,6 +439,29 @@ ts_test_activate_shortcut (GtkWidget  *widget,
     }
   g_error ("no shortcut of %s is %s", G_OBJECT_TYPE_NAME (widget), trigger);
   return FALSE;
+}
+
+typedef struct
+{
+  TsWindow   *window;
+  const char *page;
+} PageWait;
+
+static gboolean
+page_shows (gpointer data)
+{
+  PageWait *wait = data;
+
+  return g_strcmp0 (ts_window_get_page (wait->window), wait->page) == 0;
+}
+
+void
+ts_test_wait_for_page (TsWindow   *window,
+                       const char *page)
+{
+  PageWait wait = { window, page };
+
+  ts_test_wait_until (page_shows, &wait, 30, page);
 }
 
 GtkWidget *

@@ -9,6 +9,8 @@
 
 #include <gtk/gtk.h>
 
+#include "ts-window.h"
+
 G_BEGIN_DECLS
 
 /* gtk_test_init() in folders of the test's own: HOME's XDG folders are
@@ -51,6 +53,10 @@ GtkWidget *ts_test_find_descendant (GtkWidget  *widget,
  * or NULL */
 GtkWidget *ts_test_find_button     (GtkWidget  *widget,
                                     const char *label);
+/* Runs the main loop until @window shows @page ("empty", "model", …);
+ * fails the test after 30 s */
+void ts_test_wait_for_page (TsWindow   *window,
+                            const char *page);
 /* the first menu button under @widget whose tooltip is @tooltip (an
  * icon's), or NULL */
 GtkWidget *ts_test_find_menu_button (GtkWidget  *widget,
