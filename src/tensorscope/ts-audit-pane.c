@@ -917,8 +917,11 @@ ts_audit_report_render_html (TsAuditReport  *report,
   title = g_strdup_printf (_("Audit: %s → %s"), ts_audit_report_get_source_name (report),
                            ts_audit_report_get_target_name (report));
 
-  g_string_append (out, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n"
-                        "<head>\n<meta charset=\"utf-8\"/>\n<title>");
+  /* Translators: this translation's language as HTML names it (fr,
+   * pt-BR, …): the report's text is in it */
+  g_string_append_printf (out, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"%s\">\n"
+                               "<head>\n<meta charset=\"utf-8\"/>\n<title>",
+                          C_("html lang", "en"));
   append_escaped (out, title);
   g_string_append_printf (out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", html_style);
   append_escaped (out, title);

@@ -584,7 +584,9 @@ on_selection_changed (TsLayoutView *self)
     return;
 
   self->selected_band = band;
-  if (band != TS_LAYOUT_NO_BAND)
+  if (band == TS_LAYOUT_NO_BAND)
+    update_accessible (self);   /* the focus band is no longer the selected one */
+  else
     {
       self->focus_band = band;
       update_accessible (self);
@@ -618,6 +620,16 @@ update_accessible (TsLayoutView *self)
 
   description = ts_layout_dup_band_description (self->layout,
                                                 ts_layout_get_band (self->layout, self->focus_band));
+  /* the selected band is told by its shade of blue on screen */
+  if (self->focus_band == self->selected_band)
+    {
+      /* Translators: a band of the layout diagram, as a screen reader
+       * says it, when its tensor is the one selected in the table */
+      g_autofree char *selected = g_strdup_printf (_("%s (selected)"), description);
+
+      g_free (description);
+      description = g_steal_pointer (&selected);
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description,
                                   -1);

@@ -676,7 +676,14 @@ export_launched (GObject      *object,
       launch->self->exported != NULL)
     {
       g_autofree char *name = g_file_get_basename (launch->file);
-      g_autofree char *text = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
+      g_autofree char *text = NULL;
+
+      /* GIO's words for a file gone ("Error when getting information for
+       * file …: No such file or directory") name its whole path again */
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        text = g_strdup_printf (_("Could not open “%s”: it is no longer there"), name);
+      else
+        text = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
 
       show_banner (launch->self, text, BANNER_MESSAGE);
     }
