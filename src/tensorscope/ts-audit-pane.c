@@ -233,7 +233,51 @@ add_column (GtkColumnView  *view,
 
 /* Checks */
 
-static char *check_name (gpointer item) { return g_strdup (ts_audit_check_get_name (item)); }
+/* the checks' names (docs/audit-json.md), as a person reads them */
+static const struct { const char *name; const char *title; } check_titles[] = {
+  { "same-files", N_("Same files") },
+  { "tensor-mapping", N_("Tensor mapping") },
+  { "extra-tensors", N_("Extra tensors") },
+  { "shapes", N_("Shapes") },
+  { "tensor-types", N_("Tensor types") },
+  { "permutation", N_("Q/K permutation") },
+  { "values", N_("Values") },
+  { "lossy-rounding", N_("Rounding") },
+  { "not-compared", N_("Not compared") },
+  { "quantized", N_("Quantized tensors") },
+  { "rope-freqs", N_("RoPE frequencies") },
+  { "metadata", N_("Metadata") },
+  { "size-reconciliation", N_("Size reconciliation") },
+};
+
+#define METADATA_PREFIX "metadata:"
+
+static char *
+check_title (gpointer item)
+{
+  const char *name = ts_audit_check_get_name (item);
+
+  if (g_str_has_prefix (name, METADATA_PREFIX))
+    /* Translators: the audit's check of one metadata key, "Key general.name" */
+    return g_strdup_printf (_("Key %s"), name + strlen (METADATA_PREFIX));
+  for (guint i = 0; i < G_N_ELEMENTS (check_titles); i++)
+    if (g_str_equal (name, check_titles[i].name))
+      return g_strdup (g_dgettext (GETTEXT_PACKAGE, check_titles[i].title));
+  return g_strdup (name);
+}
+
+/* the name the JSON report and the docs give it, under the title (a key's
+ * title says it already) */
+static char *
+check_name_line (gpointer item)
+{
+  const char *name = ts_audit_check_get_name (item);
+  g_autofree char *title = check_title (item);
+
+  if (g_str_has_prefix (name, METADATA_PREFIX) || g_str_equal (title, name))
+    return NULL;
+  return g_strdup (name);
+}
 static char *check_detail (gpointer item) { return g_strdup (ts_audit_check_get_detail (item)); }
 static TsAuditStatus check_status (gpointer item) { return ts_audit_check_get_status (item); }
 
@@ -349,7 +393,7 @@ static void
 build_columns (TsAuditPane *self)
 {
   add_column (self->checks_view, _("Check"),
-              &(Column) { check_name, NULL, "heading", FALSE, 0 }, FALSE, 0);
+              &(Column) { check_title, NULL, "heading", FALSE, 0, check_name_line }, FALSE, 0);
   add_column (self->checks_view, _("Result"),
               &(Column) { NULL, check_status, NULL, FALSE, 0 }, FALSE, 100);
   add_column (self->checks_view, _("Detail"),

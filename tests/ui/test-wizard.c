@@ -989,6 +989,20 @@ test_wizard_end_to_end (void)
   assert_pairs_in_gguf_order (pane);
   assert_pairs_sort_from_keyboard (pane);
   assert_pairs_in_gguf_order (pane);
+  /* the checks by a title a person reads, the name the JSON report and
+   * the docs give each under it; a metadata key's check by its key */
+  ts_audit_pane_show_view (pane, "checks");
+  ts_test_run_for (300);
+  {
+    GtkWidget *title = ts_test_find_label (GTK_WIDGET (pane), "Tensor mapping");
+    GtkWidget *name = ts_test_find_label (GTK_WIDGET (pane), "tensor-mapping");
+
+    g_assert_nonnull (title);
+    g_assert_nonnull (name);
+    g_assert_true (gtk_widget_get_next_sibling (title) == name);
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (pane), "Key general.architecture"));
+    g_assert_null (ts_test_find_label (GTK_WIDGET (pane), "metadata:general.architecture"));
+  }
   g_assert_null (ts_audit_pane_get_pairs_placeholder (pane));
   ts_audit_pane_set_failures_only (pane, TRUE);
   g_assert_cmpuint (g_list_model_get_n_items (ts_audit_pane_get_pair_rows (pane)), ==, 0);
