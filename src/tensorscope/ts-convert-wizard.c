@@ -1449,6 +1449,9 @@ start_plan (TsConvertWizard *self)
 
 typedef char *(*CellText) (gpointer item, gpointer user_data);
 
+/* the css class of a column of numbers (tabular figures, right-aligned) */
+#define NUMBER_CLASS "number"
+
 static void
 setup_label (GtkSignalListItemFactory *factory,
              GtkListItem              *item,
@@ -1457,11 +1460,12 @@ setup_label (GtkSignalListItemFactory *factory,
   GtkWidget *label = gtk_label_new (NULL);
   const char *css = g_object_get_data (G_OBJECT (factory), "css-class");
 
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  /* a number lines up by its last digit, as in the main window's table */
+  gtk_label_set_xalign (GTK_LABEL (label), g_strcmp0 (css, NUMBER_CLASS) == 0 ? 1 : 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   ts_label_add_full_text_tooltip (GTK_LABEL (label));
   if (css != NULL)
-    gtk_widget_add_css_class (label, css);
+    gtk_widget_add_css_class (label, g_strcmp0 (css, NUMBER_CLASS) == 0 ? "numeric" : css);
   gtk_list_item_set_child (item, label);
 }
 
@@ -1598,8 +1602,8 @@ build_plan_columns (TsConvertWizard *self)
   add_column (self->plan_tensors_view, _("Transform"), plan_transform, NULL, 210, TRUE, self);
   /* shown for a split set: the offsets are in each file's data */
   self->plan_file_column = add_column (self->plan_tensors_view, C_("split file number", "File"),
-                                       plan_file, "numeric", 50, FALSE, self);
-  add_column (self->plan_tensors_view, _("Data Offset"), plan_offset, "numeric", 110, FALSE, self);
+                                       plan_file, NUMBER_CLASS, 50, FALSE, self);
+  add_column (self->plan_tensors_view, _("Data Offset"), plan_offset, NUMBER_CLASS, 110, FALSE, self);
 
   add_column (self->plan_metadata_view, _("Key"), md_key, "tensor-name", 320, FALSE, self);
   add_column (self->plan_metadata_view, _("Value"), md_value, "metadata-value", 300, TRUE, self);

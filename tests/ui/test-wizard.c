@@ -1633,23 +1633,30 @@ assert_table_shown (TsConvertWizard *wizard,
 }
 
 /* In the rows shown of @view, the cells of the column titled @title are
- * readable: as wide as their whole text, or @min_width at least. (A row
- * holds its cells in the order of the columns.) */
+ * readable: as wide as their whole text, or @min_width at least; and
+ * aligned as @xalign says (numbers at their end: 1), unless it is
+ * negative. (A row holds its cells in the order of the columns.) */
 static void
 assert_column_readable (GtkWidget  *view,
                         const char *title,
-                        int         min_width)
+                        int         min_width,
+                        float       xalign)
 {
   GListModel *columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (view));
   g_autoptr(GPtrArray) rows = g_ptr_array_new ();
   guint index = G_MAXUINT;
+  guint n_shown = 0;
 
+  /* a hidden column (the preview's File, for one file) has no cells */
   for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
     {
       g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
 
+      if (!gtk_column_view_column_get_visible (column))
+        continue;
       if (g_strcmp0 (gtk_column_view_column_get_title (column), title) == 0)
-        index = i;
+        index = n_shown;
+      n_shown++;
     }
   g_assert_cmpuint (index, !=, G_MAXUINT);
   get_rows_shown (view, rows);
@@ -1669,6 +1676,8 @@ assert_column_readable (GtkWidget  *view,
       if (gtk_widget_get_width (label) < MIN (natural, min_width))
         g_error ("%s: “%s” is %d px wide, its text %d px", title, gtk_label_get_text (GTK_LABEL (label)),
                  gtk_widget_get_width (label), natural);
+      if (xalign >= 0)
+        g_assert_cmpfloat (gtk_label_get_xalign (GTK_LABEL (label)), ==, xalign);
     }
 }
 
@@ -1726,16 +1735,17 @@ assert_preview_fits (TsConvertWizard  *wizard,
   g_assert_cmpfloat (first->y + first->height, <=, gtk_widget_get_height (diagram));
   g_assert_cmpint (gtk_widget_get_width (area), ==, gtk_widget_get_width (diagram));
   assert_table_shown (wizard, tensors, "the tensor mapping", width, 4);
-  assert_column_readable (tensors, "Hugging Face Tensor", 250);
-  assert_column_readable (tensors, "GGUF Tensor", G_MAXINT);
-  assert_column_readable (tensors, "Transform", G_MAXINT);
+  assert_column_readable (tensors, "Hugging Face Tensor", 250, -1);
+  assert_column_readable (tensors, "GGUF Tensor", G_MAXINT, -1);
+  assert_column_readable (tensors, "Transform", G_MAXINT, -1);
+  assert_column_readable (tensors, "Data Offset", G_MAXINT, 1);
   assert_page_fits (wizard, shown, screenshot);
 
   gtk_stack_set_visible_child_name (tables, "metadata");
   ts_test_run_for (100);
   assert_table_shown (wizard, metadata, "the metadata", width, 4);
-  assert_column_readable (metadata, "Key", 250);
-  assert_column_readable (metadata, "Value", 200);
+  assert_column_readable (metadata, "Key", 250, -1);
+  assert_column_readable (metadata, "Value", 200, -1);
   g_free (screenshot);
   metadata_name = g_strconcat (name, "-metadata", NULL);
   screenshot = small_screenshot_name (GTK_WIDGET (wizard), metadata_name);
@@ -1857,8 +1867,8 @@ test_wizard_small_window (gconstpointer data)
   assert_inside (wizard, pane_child (pane, "search_entry"), "the filter", 0, 0);
   assert_inside (wizard, pane_child (pane, "pairs_count_label"), "the pair count", 0, 0);
   assert_table_shown (wizard, pane_child (pane, "pairs_view"), "the tensor pairs", shown.width, 3);
-  assert_column_readable (pane_child (pane, "pairs_view"), "Source Tensor", 180);
-  assert_column_readable (pane_child (pane, "pairs_view"), "GGUF Tensor", G_MAXINT);
+  assert_column_readable (pane_child (pane, "pairs_view"), "Source Tensor", 180, -1);
+  assert_column_readable (pane_child (pane, "pairs_view"), "GGUF Tensor", G_MAXINT, -1);
   g_free (screenshot);
   screenshot = small_screenshot_name (window, "5-verify-tensors");
   assert_page_fits (wizard, &shown, screenshot);
