@@ -306,6 +306,30 @@ splitting (TsConvertWizard *self)
   return gtk_check_button_get_active (self->split_check);
 }
 
+/* the largest file asked for, in bytes (MB and GB as llama.cpp's
+ * --split-max-size reads them: 10^6 and 10^9), or 0 for one file */
+static guint64
+split_limit (TsConvertWizard *self)
+{
+  if (!splitting (self))
+    return 0;
+  return (guint64) gtk_spin_button_get_value_as_int (self->split_size_spin) *
+         (gtk_drop_down_get_selected (self->split_unit_drop) == 0 ? G_GUINT64_CONSTANT (1000000)
+                                                                  : G_GUINT64_CONSTANT (1000000000));
+}
+
+/* The output is one file under the plain name: not split, or split with
+ * a limit the whole predicted file fits in (the plan then writes one
+ * file, as llama.cpp does). (A limit between the tensors' bytes and the
+ * file's size is left to the preview, which has the plan.) */
+static gboolean
+one_plain_file (TsConvertWizard *self)
+{
+  guint64 size = self->sizes[self->outtype];
+
+  return !splitting (self) || (size > 0 && size <= split_limit (self));
+}
+
 /* Next goes insensitive while the plan is built and hides while the
  * file is written, and GTK then leaves the focus nowhere: Enter did
  * nothing on the next page, and a screen reader said nothing. The
@@ -937,6 +961,8 @@ update_default_target (TsConvertWizard *self)
   set_target_text (self, path);
 }
 
+static void update_target_warning (TsConvertWizard *self);
+
 static void
 sizes_done (GObject      *object,
             GAsyncResult *result,
@@ -958,6 +984,8 @@ sizes_done (GObject      *object,
       self->sizes[i] = data->sizes[i];
       gtk_label_set_text (self->size_labels[i], text);
     }
+  /* whether a split conversion makes one file is known now */
+  update_target_warning (self);
 }
 
 static void
@@ -982,6 +1010,7 @@ on_type_toggled (GtkCheckButton  *check,
     return;
   self->outtype = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (check), "outtype"));
   update_default_target (self);
+  update_target_warning (self);
 }
 
 static void
@@ -1102,7 +1131,7 @@ update_target_warning (TsConvertWizard *self)
       self->target_refused = TRUE;
       message = g_strdup (error->message);
     }
-  else if (is_there (file) && !splitting (self))
+  else if (is_there (file) && one_plain_file (self))
     message = g_strdup (_("A file with this name exists. Converting will replace it."));
   else if (parent != NULL &&
            (parent_type = g_file_query_file_type (parent, G_FILE_QUERY_INFO_NONE, NULL)) !=
@@ -1115,7 +1144,7 @@ update_target_warning (TsConvertWizard *self)
                                  ? _("The folder %s does not exist")
                                  : _("%s is a file, not a folder"), where);
     }
-  else if (!g_str_has_suffix (text, ".gguf") && !splitting (self))
+  else if (!g_str_has_suffix (text, ".gguf") && one_plain_file (self))
     message = g_strdup (_("The name does not end in .gguf, which file managers and llama.cpp's "
                           "tools expect"));
 
@@ -1135,6 +1164,13 @@ update_target_warning (TsConvertWizard *self)
                                GTK_ACCESSIBLE_STATE_INVALID,
                                self->target_refused ? GTK_ACCESSIBLE_INVALID_TRUE : GTK_ACCESSIBLE_INVALID_FALSE,
                                -1);
+}
+
+/* a limit the whole file fits in writes it under the plain name */
+static void
+on_split_size_changed (TsConvertWizard *self)
+{
+  update_target_warning (self);
 }
 
 /* a split set is named after the target: what the field warns of changes */
@@ -1431,13 +1467,9 @@ start_plan (TsConvertWizard *self)
   data->options.finetune = data->overrides[NAMING_FINETUNE];
   data->options.size_label = data->overrides[NAMING_SIZE_LABEL];
   data->options.license = data->overrides[NAMING_LICENSE];
-  /* MB and GB as llama.cpp's --split-max-size reads them: 10^6 and 10^9 bytes */
   /* a number typed and not yet taken in (Alt+N leaves the focus there) */
   gtk_spin_button_update (self->split_size_spin);
-  if (splitting (self))
-    data->options.split_max_size = (guint64) gtk_spin_button_get_value_as_int (self->split_size_spin) *
-                                   (gtk_drop_down_get_selected (self->split_unit_drop) == 0
-                                    ? G_GUINT64_CONSTANT (1000000) : G_GUINT64_CONSTANT (1000000000));
+  data->options.split_max_size = split_limit (self);
 
   begin_busy (self);
   g_task_set_source_tag (task, start_plan);
@@ -2395,6 +2427,7 @@ ts_convert_wizard_class_init (TsConvertWizardClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_choose_target);
   gtk_widget_class_bind_template_callback (widget_class, on_target_edited);
   gtk_widget_class_bind_template_callback (widget_class, on_split_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_split_size_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_open_output);
   gtk_widget_class_bind_template_callback (widget_class, on_stop_audit);
   gtk_widget_class_bind_template_callback (widget_class, on_audit_again);

@@ -449,15 +449,11 @@ typedef struct
   GtkWidget *drop;
 } SplitControls;
 
-/* Next to the Options page of @wizard: its split controls */
 static SplitControls
-go_to_options (TsConvertWizard *wizard)
+find_split_controls (TsConvertWizard *wizard)
 {
   SplitControls c;
 
-  ts_convert_wizard_go_next (wizard);
-  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
-  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "options");
   c.check = ts_test_find_button (GTK_WIDGET (wizard), "S_plit into files of at most");
   c.spin = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_SPIN_BUTTON);
   c.drop = ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_DROP_DOWN);
@@ -465,6 +461,16 @@ go_to_options (TsConvertWizard *wizard)
   g_assert_nonnull (c.spin);
   g_assert_nonnull (c.drop);
   return c;
+}
+
+/* Next to the Options page of @wizard: its split controls */
+static SplitControls
+go_to_options (TsConvertWizard *wizard)
+{
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the options page");
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "options");
+  return find_split_controls (wizard);
 }
 
 /* the options page set to split @target_path into files of at most 1 MB */
@@ -1334,6 +1340,27 @@ test_wizard_target_checks (void)
       if (i == 0 || i == G_N_ELEMENTS (paths) - 1)
         assert_readable_light_and_dark (GTK_WIDGET (wizard), words[i]);
     }
+  /* split, the existing file is replaced where the whole output fits in
+   * one file (written under its plain name), and not where a set named
+   * after it is written */
+  {
+    SplitControls c = find_split_controls (wizard);
+    const char *message;
+
+    ts_test_wait_until (sizes_known, wizard, 30, "the predicted sizes");
+    gtk_check_button_set_active (GTK_CHECK_BUTTON (c.check), TRUE);
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (c.spin), 45);
+    gtk_drop_down_set_selected (GTK_DROP_DOWN (c.drop), 1);  /* GB */
+    message = ts_convert_wizard_get_target_message (wizard);
+    g_test_message ("split at 45 GB: %s", message);
+    g_assert_nonnull (message);
+    g_assert_nonnull (strstr (message, "will replace it"));
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (c.spin), 1);
+    gtk_drop_down_set_selected (GTK_DROP_DOWN (c.drop), 0);  /* MB */
+    g_assert_null (ts_convert_wizard_get_target_message (wizard));
+    gtk_check_button_set_active (GTK_CHECK_BUTTON (c.check), FALSE);
+    g_assert_nonnull (strstr (ts_convert_wizard_get_target_message (wizard), "will replace it"));
+  }
   /* as typed: a folder's name with its "/", a file where a folder should
    * be, "~" for the home folder, a name alone next to the checkpoint
    * folder, and a name without .gguf (a warning) */
