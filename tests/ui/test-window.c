@@ -1578,18 +1578,30 @@ test_mnemonics (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static GtkWindow *
+find_file_chooser (void)
+{
+  return ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER);
+}
+
 #if !GTK_CHECK_VERSION (4, 10, 0)
 static gboolean
 chooser_shows (gpointer data)
 {
-  return ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER) != NULL;
+  return find_file_chooser () != NULL;
 }
 #endif
 
-static gboolean
-export_shows (gpointer data)
+static GtkWindow *
+find_export_dialog (void)
 {
-  return ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG) != NULL;
+  return ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG);
+}
+
+static gboolean
+dialog_shows (gpointer data)
+{
+  return find_export_dialog () != NULL;
 }
 
 /* The menus say the shortcuts of their items (Ctrl+O, Shift+Ctrl+O,
@@ -1622,8 +1634,8 @@ test_menu_accels (void)
 
   /* the keys, as the window's shortcuts take them */
   g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), "<Control>e"));
-  ts_test_wait_until (export_shows, NULL, 10, "the export dialog");
-  gtk_window_destroy (ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG));
+  ts_test_wait_until (dialog_shows, NULL, 10, "the export dialog");
+  gtk_window_destroy (find_export_dialog ());
   for (guint i = 0; i < 2; i++)
     {
       g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), i == 0 ? "<Control>o" : "<Control><Shift>o"));
@@ -1632,9 +1644,9 @@ test_menu_accels (void)
        * GtkFileDialog is the portal's, or a window of its own) */
       ts_test_wait_until (chooser_shows, NULL, 10, "the file chooser");
       /* Open File… chooses files, Open Folder… folders */
-      g_assert_cmpint (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER))),
+      g_assert_cmpint (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (find_file_chooser ())),
                        ==, i == 0 ? GTK_FILE_CHOOSER_ACTION_OPEN : GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER);
-      gtk_window_destroy (ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER));
+      gtk_window_destroy (find_file_chooser ());
       ts_test_run_for (100);
 #endif
     }
@@ -2408,12 +2420,6 @@ is_set (gpointer data)
   return *(gpointer *) data != NULL;
 }
 
-static GtkWindow *
-find_file_chooser (void)
-{
-  return ts_test_find_toplevel (GTK_TYPE_FILE_CHOOSER);
-}
-
 /* Enter exports (it opened the Format drop-down once): Export is the
  * default button and has the focus, and Enter in the width field activates
  * it too, which asks for the file name. */
@@ -2573,18 +2579,6 @@ test_export_page_limits (void)
   g_assert_nonnull (memmem (contents, len, box, strlen (box)));
 
   gtk_window_destroy (GTK_WINDOW (window));
-}
-
-static GtkWindow *
-find_export_dialog (void)
-{
-  return ts_test_find_toplevel (TS_TYPE_EXPORT_DIALOG);
-}
-
-static gboolean
-dialog_shows (gpointer data)
-{
-  return find_export_dialog () != NULL;
 }
 
 static gboolean

@@ -510,23 +510,6 @@ diagram_drawn (gpointer data)
   return layout != NULL && !ts_layout_view_get_pending (data) && ts_layout_get_height (layout) > 0;
 }
 
-static gboolean
-press_key (GtkWidget *widget,
-           guint      keyval)
-{
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-  gboolean handled = FALSE;
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers) && !handled; i++)
-    {
-      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
-
-      if (GTK_IS_EVENT_CONTROLLER_KEY (c))
-        g_signal_emit_by_name (c, "key-pressed", keyval, 0, 0, &handled);
-    }
-  return handled;
-}
-
 /* The preview's diagram is the main window's: it takes the focus, the
  * arrow keys go from band to band (each said to a screen reader), Enter
  * zooms into one and Backspace back out */
@@ -540,19 +523,19 @@ assert_preview_keyboard (TsConvertWizard *wizard)
   ts_test_wait_until (diagram_drawn, view, 20, "the diagram's geometry");
   g_assert_true (ts_layout_view_get_layout (TS_LAYOUT_VIEW (view)) == ts_convert_wizard_get_preview_layout (wizard));
   g_assert_true (gtk_widget_grab_focus (view));
-  g_assert_true (press_key (view, GDK_KEY_Home));
+  g_assert_true (ts_test_send_key (view, GDK_KEY_Home, 0));
   first = ts_layout_view_get_focus_band (TS_LAYOUT_VIEW (view));
   g_assert_cmpuint (first, !=, TS_LAYOUT_NO_BAND);
-  g_assert_true (press_key (view, GDK_KEY_Right));
+  g_assert_true (ts_test_send_key (view, GDK_KEY_Right, 0));
   g_assert_cmpuint (ts_layout_view_get_focus_band (TS_LAYOUT_VIEW (view)), !=, first);
   g_assert_true (gtk_test_accessible_has_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION));
   g_assert_true (gtk_test_accessible_has_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL));
-  g_assert_true (press_key (view, GDK_KEY_Return));
+  g_assert_true (ts_test_send_key (view, GDK_KEY_Return, 0));
   ts_test_wait_until (diagram_drawn, view, 20, "the zoomed diagram");
   g_assert_true (ts_layout_view_get_zoomed (TS_LAYOUT_VIEW (view)));
   save_screenshot (GTK_WIDGET (wizard), "wizard-split-preview-zoomed.png");
   save_screenshot (view, "wizard-split-preview-zoomed-view.png");
-  g_assert_true (press_key (view, GDK_KEY_BackSpace));
+  g_assert_true (ts_test_send_key (view, GDK_KEY_BackSpace, 0));
   ts_test_wait_until (diagram_drawn, view, 20, "the diagram zoomed out");
   g_assert_false (ts_layout_view_get_zoomed (TS_LAYOUT_VIEW (view)));
 }

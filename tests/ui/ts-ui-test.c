@@ -255,10 +255,10 @@ ts_test_assert_tab_moves (GtkWindow *window,
       }
 }
 
-static gboolean
-send_key (GtkWidget       *view,
-          guint            keyval,
-          GdkModifierType  state)
+gboolean
+ts_test_send_key (GtkWidget       *view,
+                  guint            keyval,
+                  GdkModifierType  state)
 {
   g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (view);
   gboolean handled = FALSE;
@@ -294,14 +294,14 @@ ts_test_assert_tab_leaves (GtkWidget *view)
     {
       g_assert_true (gtk_widget_grab_focus (view));
       g_assert_true (focus_is_in (view));
-      g_assert_true (send_key (view, tabs[i].keyval, tabs[i].state));
+      g_assert_true (ts_test_send_key (view, tabs[i].keyval, tabs[i].state));
       g_assert_nonnull (gtk_root_get_focus (gtk_widget_get_root (view)));
       g_assert_false (focus_is_in (view));
       /* somewhere shown: not a hidden page of a stack */
       g_assert_true (gtk_widget_get_mapped (gtk_root_get_focus (gtk_widget_get_root (view))));
     }
   gtk_widget_grab_focus (view);
-  g_assert_false (send_key (view, GDK_KEY_Down, 0));
+  g_assert_false (ts_test_send_key (view, GDK_KEY_Down, 0));
 }
 
 /* what a screen reader names: GTK's own parts of these are named by them */

@@ -70,6 +70,11 @@ GtkWidget *ts_test_find_label      (GtkWidget  *widget,
 void ts_test_assert_tab_moves      (GtkWindow  *window,
                                     guint       n);
 
+/* A key pressed as @view's own key controllers get it; TRUE if one
+ * handled it */
+gboolean ts_test_send_key          (GtkWidget       *view,
+                                    guint            keyval,
+                                    GdkModifierType  state);
 /* One Tab (and one Shift+Tab) from inside the list @view (a column or
  * list view, with rows) takes the focus out of it, however many rows it
  * has; the arrow keys stay the list's own */
