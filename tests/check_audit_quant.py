@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The audit of llama.cpp-quantized GGUF files (Q4_K_M, Q2_K, Q6_K, Q4_0,
-Q5_1, IQ4_NL, and Q8_0, which the audit re-derives byte for byte and
-which must be our converter's Q8_0), judged with numbers computed here in
-numpy.
+Q5_1, IQ4_NL, the lattice types of IQ2_XXS, IQ2_XS, IQ3_XXS, IQ1_S and
+IQ1_M files (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S tensors),
+and Q8_0, which the audit re-derives byte for byte and which must be our
+converter's Q8_0), judged with numbers computed here in numpy.
 
 The quantized files are made by llama.cpp itself: llama_model_quantize() of
 node-llama-cpp's prebuilt libllama (tests/ref/llama_quantize.py), from our
@@ -56,7 +57,13 @@ import llamacpp  # noqa: E402
 import llama_quantize  # noqa: E402
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-FTYPES = ["Q4_K_M", "Q2_K", "Q6_K", "Q4_0", "Q5_1", "IQ4_NL", "Q8_0"]
+FTYPES = ["Q4_K_M", "Q2_K", "Q6_K", "Q4_0", "Q5_1", "IQ4_NL", "IQ2_XXS", "IQ2_XS", "IQ3_XXS",
+          "IQ1_S", "IQ1_M", "Q8_0"]
+# the ones llama.cpp refuses to make without an importance matrix (a
+# uniform one is given: tests/ref/llama_quantize.py --imatrix)
+NEED_IMATRIX = {"IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ1_M"}
+# the lattice types those files hold, every one of which must be audited
+LATTICE = {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S"}
 # Q8_0 has one rounding, llama.cpp's (the converter's and llama-quantize's):
 # the audit re-derives it byte for byte ("encoded"), decoding nothing
 ENCODED = {"Q8_0"}
@@ -171,7 +178,10 @@ ALL_FINE_GGUF = "blk.1.ffn_down.weight"
 # which must be at most 16 units (docs/audit-json.md).
 LEVEL_SPAN = {"Q4_0": 8, "Q4_1": 15 + 1, "Q5_0": 16, "Q5_1": 31 + 1, "Q8_0": 128,
               "Q2_K": 15 * 3 + 15, "Q3_K": 32 * 4, "Q4_K": 63 * 15 + 63, "Q5_K": 63 * 31 + 63,
-              "Q6_K": 128 * 32, "IQ4_NL": 127, "IQ4_XS": 32 * 127, "TQ1_0": 1, "TQ2_0": 2}
+              "Q6_K": 128 * 32, "IQ4_NL": 127, "IQ4_XS": 32 * 127, "TQ1_0": 1, "TQ2_0": 2,
+              # a lattice type: its largest sub-block scale times its largest grid level
+              "IQ2_XXS": 15.5 / 4 * 43, "IQ2_XS": 15.5 / 4 * 43, "IQ2_S": 15.5 / 4 * 43,
+              "IQ3_XXS": 15.5 / 2 * 62, "IQ3_S": 31 * 15, "IQ1_S": 15 * 1.125, "IQ1_M": 15 * 1.125}
 
 
 def resolution(type_name):
@@ -351,7 +361,8 @@ def check_clean_run(label, code, rep, err, q_tensors, expect, source_dtype, chec
 
 def quantize(inp, out, ftype):
     r = subprocess.run([PY, str(HERE / "ref" / "llama_quantize.py"), NODE_MODULES, str(inp), str(out),
-                        ftype, "--nthread", "1", "--cache", str(WORK)],
+                        ftype, "--nthread", "1", "--cache", str(WORK)]
+                       + (["--imatrix"] if ftype in NEED_IMATRIX else []),
                        capture_output=True, text=True, timeout=300)
     ok = r.returncode == 0 and Path(out).is_file()
     check(f"llama.cpp quantizes {Path(inp).name} to {ftype}", ok, r.stderr.strip()[-500:])
@@ -516,6 +527,10 @@ def main():
                     or a[n].data.tobytes() != b[n].data.tobytes()]
             check(f"llama-quantize's Q8_0 tensors are our converter's Q8_0 tensors, byte for byte ({len(a)})",
                   sorted(a) == sorted(b) and not diff, f"{diff[:4]}")
+
+    kinds = {t.tensor_type.name for r in results.values() for t in r[1].values()}
+    check(f"every lattice type is in a file and audited above: {sorted(LATTICE & kinds)}",
+          LATTICE <= kinds, f"missing {sorted(LATTICE - kinds)}")
 
     zeros = {f: r[2].get("blk.1.ffn_gate.weight", {}).get("zero_sources_changed", 0) for f, r in results.items()}
     check("the planted zeros of blk.1.ffn_gate.weight decode to non-zero somewhere (max_rel_error's "
@@ -767,37 +782,42 @@ def main():
         check("Q4_K_M audited in 4 KiB chunks: the figures of one chunk per tensor", code == 0 and not diff and a,
               f"exit {code}; {diff[:4]}")
 
-    # (d) a type the audit does not decode (IQ3_S, a lattice type): its
-    # pairs are a warning, not a pass and not a failure, as target and as
-    # source (the IQ3_S file against its values requantized to Q4_0 by
-    # gguf-py, which decodes IQ3_S): the warning names IQ3_S
-    q = WORK / "ckpt.IQ3_S.gguf"
-    if quantize(gg["bf16"], q, "IQ3_S"):
-        qt = tensors(q)
-        iq = sorted(n for n, t in qt.items() if t.tensor_type.name == "IQ3_S")
-        check("IQ3_S: some tensors are IQ3_S", bool(iq))
-        code, report, err = audit(gg["bf16"], q)
-        check("IQ3_S gguf-to-gguf: exit 0, passed", code == 0 and report and report.get("passed") is True,
-              f"exit {code}: {err[-300:]}")
-        if report:
+    # (d) a type the audit does not decode (Q8_K, ggml's intermediate type,
+    # which no quantizer writes to a file): its pairs are a warning, not a
+    # pass and not a failure, as target and as source (against the same
+    # tensors as gguf-py's Q4_0 of random values): the warning names Q8_K
+    if "Q4_K_M" in results:
+        qt = results["Q4_K_M"][1]
+        rng = np.random.default_rng(7)
+        odd = sorted(n for n, t in qt.items() if t.tensor_type.name not in PLAIN)[:3]
+        q8k, q40 = WORK / "ckpt.Q8_K.gguf", WORK / "ckpt.Q8_K.as-q4_0.gguf"
+        for path, typ in ((q8k, gguf.GGMLQuantizationType.Q8_K), (q40, gguf.GGMLQuantizationType.Q4_0)):
+            arrays = {}
+            for n, t in qt.items():
+                shape = gguf_shape(t)
+                if n not in odd:
+                    arrays[n] = (values(t).reshape(shape), None)
+                elif typ == gguf.GGMLQuantizationType.Q4_0:
+                    arrays[n] = (gguf.quants.quantize(rng.standard_normal(shape).astype(np.float32), typ), typ)
+                else:
+                    block, size = gguf.GGML_QUANT_SIZES[typ]
+                    raw = rng.integers(0, 256, size=(shape[0], shape[1] // block * size), dtype=np.uint8)
+                    arrays[n] = (raw, typ)
+            write_gguf(path, arrays)
+        check("Q8_K: the file holds Q8_K tensors", sorted(n for n, t in tensors(q8k).items()
+                                                          if t.tensor_type.name == "Q8_K") == odd, f"{odd}")
+        for label, src, tgt in (("Q8_K target", q40, q8k), ("Q8_K source, Q4_0 target", q8k, q40)):
+            code, report, err = audit(src, tgt)
             pairs = pairs_by_target(report)
-            bad = [n for n in iq if pairs.get(n, {}).get("status") != "warn"
-                   or "cannot decode IQ3_S" not in (pairs.get(n, {}).get("detail") or "")
+            bad = [(n, pairs.get(n)) for n in odd if pairs.get(n, {}).get("status") != "warn"
+                   or "cannot decode Q8_K" not in (pairs.get(n, {}).get("detail") or "")
                    or pairs.get(n, {}).get("comparison") is not None]
-            check("IQ3_S: each IQ3_S pair is a warning that the audit cannot decode it", not bad, f"{bad[:4]}")
+            check(f"{label}: exit 0, passed, each Q8_K pair a warning that the audit cannot decode Q8_K",
+                  code == 0 and report and report.get("passed") is True and not bad,
+                  f"exit {code}: {err[-300:]} {bad[:2]}")
             nc = checks_by_name(report).get("not-compared", {})
-            check("IQ3_S: the not-compared check warns and names them",
-                  nc.get("status") == "warn" and iq[0] in (nc.get("detail") or ""), f"{nc}")
-        requant = WORK / "ckpt.IQ3_S.requantized-q4_0.gguf"
-        write_gguf(requant, {n: (gguf.quants.quantize(values(t).reshape(gguf_shape(t)), gguf.GGMLQuantizationType.Q4_0), gguf.GGMLQuantizationType.Q4_0)
-                             if t.tensor_type.name == "IQ3_S" else (t.data, t.tensor_type)
-                             for n, t in qt.items()})
-        code, report, err = audit(q, requant)
-        pairs = pairs_by_target(report)
-        bad = [(n, pairs.get(n)) for n in iq if pairs.get(n, {}).get("status") != "warn"
-               or "cannot decode IQ3_S" not in (pairs.get(n, {}).get("detail") or "")]
-        check("IQ3_S source, Q4_0 target: exit 0, each pair a warning that names IQ3_S (not Q4_0)",
-              code == 0 and not bad, f"exit {code}: {bad[:2]}")
+            check(f"{label}: the not-compared check warns and names them",
+                  nc.get("status") == "warn" and odd[0] in (nc.get("detail") or ""), f"{nc}")
 
     # (l) a quantized source against another quantized type: the Q4_K_M
     # file requantized to Q4_0 by gguf-py (its quantize() from the decoded

@@ -183,8 +183,6 @@ static void
 test_unsupported (void)
 {
   static const TsDType types[] = {
-    TS_DTYPE_IQ2_XXS, TS_DTYPE_IQ2_XS, TS_DTYPE_IQ2_S, TS_DTYPE_IQ3_XXS,
-    TS_DTYPE_IQ3_S, TS_DTYPE_IQ1_S, TS_DTYPE_IQ1_M, TS_DTYPE_NVFP4,
     TS_DTYPE_Q8_K, TS_DTYPE_Q8_1, TS_DTYPE_F32, TS_DTYPE_UNKNOWN,
     TS_DTYPE_N_TYPES,
   };
@@ -219,8 +217,8 @@ test_empty (void)
 }
 
 /* The resolution is the largest magnitude a block decodes to with its
- * scales at their smallest magnitude (f16 +-2^-24; MXFP4's E8M0 byte 0),
- * whatever its other bytes: random blocks (with the seed, 20000 of each
+ * scales at their smallest magnitude (f16 +-2^-24; MXFP4's E8M0 byte 0;
+ * NVFP4's UE4M3 byte 1; IQ1_M's f16 spread over four words), whatever its other bytes: random blocks (with the seed, 20000 of each
  * type) reach it and never pass it. A minimum adds to a level when dmin or
  * m is negative. */
 static void
@@ -238,7 +236,12 @@ test_resolution (void)
     { TS_DTYPE_Q5_K, { 0, 2 } },     { TS_DTYPE_Q6_K, { 208, -1 } },
     { TS_DTYPE_IQ4_NL, { 0, -1 } },  { TS_DTYPE_IQ4_XS, { 0, -1 } },
     { TS_DTYPE_TQ1_0, { 52, -1 } },  { TS_DTYPE_TQ2_0, { 64, -1 } },
-    { TS_DTYPE_MXFP4, { -1, -1 } },
+    { TS_DTYPE_MXFP4, { -1, -1 } },  { TS_DTYPE_NVFP4, { -1, -1 } },
+    { TS_DTYPE_IQ2_XXS, { 0, -1 } }, { TS_DTYPE_IQ2_XS, { 0, -1 } },
+    { TS_DTYPE_IQ2_S, { 0, -1 } },   { TS_DTYPE_IQ3_XXS, { 0, -1 } },
+    { TS_DTYPE_IQ3_S, { 0, -1 } },   { TS_DTYPE_IQ1_S, { 0, -1 } },
+    { TS_DTYPE_IQ1_M, { -1, -1 } },  { TS_DTYPE_Q1_0, { 0, -1 } },
+    { TS_DTYPE_Q2_0, { 0, -1 } },
   };
   g_autoptr(GRand) rand = g_rand_new_with_seed (29);
   guint n_supported = 0;
@@ -246,7 +249,7 @@ test_resolution (void)
   for (guint d = 0; d < TS_DTYPE_N_TYPES; d++)
     n_supported += _ts_dequantize_supported (d);
   g_assert_cmpuint (n_supported, ==, G_N_ELEMENTS (types));
-  g_assert_cmpfloat (_ts_dequantize_resolution (TS_DTYPE_IQ2_XXS), ==, 0);
+  g_assert_cmpfloat (_ts_dequantize_resolution (TS_DTYPE_Q8_K), ==, 0);
   g_assert_cmpfloat (_ts_dequantize_resolution (TS_DTYPE_F32), ==, 0);
 
   for (guint i = 0; i < G_N_ELEMENTS (types); i++)
@@ -272,6 +275,13 @@ test_resolution (void)
               }
           if (types[i].dtype == TS_DTYPE_MXFP4)
             block[0] = 0;
+          if (types[i].dtype == TS_DTYPE_NVFP4)   /* UE4M3 2^-9, bit 7 unread */
+            for (guint k = 0; k < 4; k++)
+              block[k] = g_rand_boolean (rand) ? 0x81 : 0x01;
+          if (types[i].dtype == TS_DTYPE_IQ1_M)   /* d's nibbles atop 4 words */
+            for (guint k = 0; k < 4; k++)
+              block[49 + 2 * k] = (block[49 + 2 * k] & 0x0f) |
+                                  (k == 0 ? 0x10 : k == 3 && g_rand_boolean (rand) ? 0x80 : 0);
           g_assert_true (_ts_dequantize (types[i].dtype, block, out, info->block_size));
           for (guint v = 0; v < info->block_size; v++)
             largest = MAX (largest, fabs (out[v]));

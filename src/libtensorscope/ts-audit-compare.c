@@ -230,7 +230,7 @@ choose_kind (TsDType      sdt,
   return TRUE;
 }
 
-/* A block type the audit does not decode (IQ2_XXS, say) */
+/* A block type the audit does not decode (Q8_K, say) */
 static gboolean
 is_undecodable_block (TsDType dtype)
 {

@@ -116,7 +116,7 @@ typedef void (*TsCompareProgress) (gpointer    user_data,
                                    const char *tensor);
 
 /* The side's type that keeps a pair from being compared because the
- * audit does not decode it (a block type such as IQ2_XXS); UNKNOWN if the
+ * audit does not decode it (a block type such as Q8_K); UNKNOWN if the
  * pair can be compared, or cannot for another reason */
 TsDType         _ts_compare_undecodable_type (TsDType     sdt,
                                           TsDType         tdt);

@@ -28,7 +28,8 @@ gboolean _ts_dequantize           (TsDType       dtype,
 
 /* The type's resolution: the largest magnitude a block decodes to when its
  * scales (d, and dmin or m where it has one) are the smallest positive
- * ones (f16: 2^-24; MXFP4's E8M0: 2^-127, halved). Values far below it
+ * ones (f16: 2^-24; MXFP4's E8M0: 2^-127, halved; NVFP4's unsigned E4M3:
+ * 2^-9, halved). Values far below it
  * cannot be told apart by the type's scales; 0 if not supported. */
 double   _ts_dequantize_resolution (TsDType dtype);
 

@@ -9,16 +9,18 @@
  * first, then times the quant, then the minimum subtracted), so that the
  * results are the same bits. The project builds with -ffp-contract=off: no
  * product is fused into a sum. (The products themselves are exact for every
- * type here, an f16 scale having 11 significant bits, a sub-block scale at
- * most 7 and a quant at most 5: only the sums with a minimum round.) Bytes are read one by one (little-endian,
- * any alignment).
+ * type here, an f16 scale having 11 significant bits and a sub-block scale
+ * and a quant or grid level at most 12 between them: only the sums with a
+ * minimum round.) Bytes are read one by one (little-endian, any alignment).
  */
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "ts-dequant-private.h"
+#include "ts-iq-grids.h"
 #include "ts-le-private.h"
 #include "ts-vector-private.h"
 
@@ -480,6 +482,344 @@ dequant_mxfp4 (const guint8 *restrict in,
     }
 }
 
+/* ------------------------------------------------ 1- and 2-bit types */
+
+/* Q1_0: d (f16), 16 bytes of sign bits (bit j % 8 of byte j / 8 for value
+ * j of 128); value = d where the bit is set, else -d */
+TS_VECTOR_CLONES static void
+dequant_q1_0 (const guint8 *restrict in,
+              float        *restrict y,
+              gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 18, y += 128)
+    {
+      float d = half_at (in);
+      float neg_d = -d;
+
+      for (guint j = 0; j < 128; j++)
+        y[j] = (in[2 + j / 8] >> (j % 8)) & 1 ? d : neg_d;
+    }
+}
+
+/* Q2_0: d (f16), 16 bytes of 2-bit quants (bits 2 (j % 4) of byte j / 4
+ * for value j of 64); value = (q - 1) * d */
+TS_VECTOR_CLONES static void
+dequant_q2_0 (const guint8 *restrict in,
+              float        *restrict y,
+              gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 18, y += 64)
+    {
+      float d = half_at (in);
+
+      for (guint j = 0; j < 64; j++)
+        y[j] = (float) ((gint) ((in[2 + j / 4] >> (2 * (j % 4))) & 3u) - 1) * d;
+    }
+}
+
+/* NVFP4: four unsigned E4M3 scales (one per 16 values), 32 bytes of nibbles
+ * (per 16 values 8 bytes: low nibbles values 0-7, high 8-15) indexing the
+ * doubled E2M1 values of MXFP4; value = level * (scale / 2) */
+
+/* Half of an unsigned E4M3 scale, as ggml_ue4m3_to_fp32(): bit 7 is not
+ * read; 0 and 0x7f (its NaN) give 0; exact */
+static inline float
+ue4m3_half (guint8 x)
+{
+  guint e = (x >> 3) & 0x0f, m = x & 7;
+
+  if (x == 0 || x == 0x7f)
+    return 0.0f;
+  if (e == 0)
+    return ldexpf ((float) m, -10);
+  return ldexpf ((float) (8 + m), (int) e - 11);
+}
+
+TS_VECTOR_CLONES static void
+dequant_nvfp4 (const guint8 *restrict in,
+               float        *restrict y,
+               gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 36)
+    for (guint s = 0; s < 4; s++, y += 16)
+      {
+        const guint8 *qs = in + 4 + 8 * s;
+        float d = ue4m3_half (in[s]);
+
+        for (guint j = 0; j < 8; j++)
+          {
+            y[j] = (float) mxfp4_levels[qs[j] & 0x0f] * d;
+            y[j + 8] = (float) mxfp4_levels[qs[j] >> 4] * d;
+          }
+      }
+}
+
+/* ------------------------------------- lattice types (IQ1, IQ2, IQ3) */
+
+/* Each group of 8 (IQ1, IQ2) or 4 (IQ3) values is a point of a fixed grid
+ * (ts-iq-grids.h, ggml's tables) times a sub-block scale, with a sign per
+ * value (IQ2, IQ3) or a shift by +-1/8 (IQ1). A value is formed as ggml
+ * forms it: scale * coordinate * (+-1), or scale * (coordinate + shift). */
+
+/* Coordinate j of a point of a 3-level grid (2 bits each) */
+#define LEVEL3(levels, point, j) ((float) (levels)[((point) >> (2 * (j))) & 3])
+/* Coordinate j of a point of an 8-level grid (a nibble each) */
+#define LEVEL8(levels, point, j) ((float) (levels)[((point) >> (4 * (j))) & 7])
+/* The sign of value j under sign bits @signs */
+#define SIGN(signs, j) (((signs) >> (j)) & 1 ? -1.0f : 1.0f)
+
+/* ggml's ksigns_iq2xs: 7 stored sign bits, and an eighth that makes the
+ * number of negative values even */
+static inline guint
+even_signs (guint32 bits)
+{
+  guint s = bits & 0x7f, p = s ^ (s >> 4);
+
+  p ^= p >> 2;
+  p ^= p >> 1;
+  return s | ((p & 1) << 7);
+}
+
+/* 8 values of an IQ2 grid point */
+static inline void
+iq2_group (float         *restrict y,
+           float                   db,
+           const guint8           *levels,
+           guint16                 point,
+           guint                   signs)
+{
+  for (guint j = 0; j < 8; j++)
+    y[j] = db * LEVEL3 (levels, point, j) * SIGN (signs, j);
+}
+
+/* The scale of an IQ2 sub-block: d (1/2 + s) / 4 */
+static inline float
+iq2_scale (float d,
+           guint s)
+{
+  return d * (0.5f + (float) s) * 0.25f;
+}
+
+/* IQ2_XXS: d (f16), then per 32 values 8 bytes: 4 grid indices, and a
+ * 32-bit word (LE) of 4 x 7 sign bits and a 4-bit scale on top */
+TS_VECTOR_CLONES static void
+dequant_iq2_xxs (const guint8 *restrict in,
+                 float        *restrict y,
+                 gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 66)
+    {
+      float d = half_at (in);
+
+      for (guint ib = 0; ib < 8; ib++)
+        {
+          const guint8 *q = in + 2 + 8 * ib;
+          guint32 aux = ts_le_u32 (q + 4);
+          float db = iq2_scale (d, aux >> 28);
+
+          for (guint l = 0; l < 4; l++, y += 8)
+            iq2_group (y, db, iq2xxs_levels, iq2xxs_points[q[l]], even_signs (aux >> (7 * l)));
+        }
+    }
+}
+
+/* IQ2_XS: d (f16), 32 16-bit words (9-bit grid index, 7 sign bits), 8
+ * bytes of two 4-bit scales (low: the first 16 values of 32) */
+TS_VECTOR_CLONES static void
+dequant_iq2_xs (const guint8 *restrict in,
+                float        *restrict y,
+                gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 74)
+    {
+      float d = half_at (in);
+
+      for (guint ib = 0; ib < 8; ib++)
+        {
+          guint8 s = in[66 + ib];
+          float db[2] = { iq2_scale (d, s & 0x0f), iq2_scale (d, s >> 4) };
+
+          for (guint l = 0; l < 4; l++, y += 8)
+            {
+              guint16 q = ts_le_u16 (in + 2 + 2 * (4 * ib + l));
+
+              iq2_group (y, db[l / 2], iq2xs_levels, iq2xs_points[q & 511], even_signs (q >> 9));
+            }
+        }
+    }
+}
+
+/* IQ2_S: d (f16), 32 low bytes of 10-bit grid indices, 32 bytes of 8 sign
+ * bits, 8 bytes of the indices' top bits (2 per group), 8 bytes of scales
+ * as IQ2_XS's */
+TS_VECTOR_CLONES static void
+dequant_iq2_s (const guint8 *restrict in,
+               float        *restrict y,
+               gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 82)
+    {
+      float d = half_at (in);
+      const guint8 *qs = in + 2, *signs = in + 34, *qh = in + 66, *scales = in + 74;
+
+      for (guint ib = 0; ib < 8; ib++)
+        {
+          float db[2] = { iq2_scale (d, scales[ib] & 0x0f), iq2_scale (d, scales[ib] >> 4) };
+
+          for (guint l = 0; l < 4; l++, y += 8)
+            {
+              guint idx = qs[4 * ib + l] | (((guint) qh[ib] << (8 - 2 * l)) & 0x300);
+
+              iq2_group (y, db[l / 2], iq2s_levels, iq2s_points[idx], signs[4 * ib + l]);
+            }
+        }
+    }
+}
+
+/* 8 values of two IQ3 grid points */
+static inline void
+iq3_group (float         *restrict y,
+           float                   db,
+           const guint8           *levels,
+           guint16                 point1,
+           guint16                 point2,
+           guint                   signs)
+{
+  for (guint j = 0; j < 4; j++)
+    {
+      y[j] = db * LEVEL8 (levels, point1, j) * SIGN (signs, j);
+      y[j + 4] = db * LEVEL8 (levels, point2, j) * SIGN (signs, j + 4);
+    }
+}
+
+/* IQ3_XXS: d (f16), 64 grid indices (8 per 32 values), then per 32 values a
+ * 32-bit word as IQ2_XXS's; the scale is d (1/2 + s) / 2 */
+TS_VECTOR_CLONES static void
+dequant_iq3_xxs (const guint8 *restrict in,
+                 float        *restrict y,
+                 gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 98)
+    {
+      float d = half_at (in);
+
+      for (guint ib = 0; ib < 8; ib++)
+        {
+          const guint8 *q = in + 2 + 8 * ib;
+          guint32 aux = ts_le_u32 (in + 66 + 4 * ib);
+          float db = d * (0.5f + (float) (aux >> 28)) * 0.5f;
+
+          for (guint l = 0; l < 4; l++, y += 8)
+            iq3_group (y, db, iq3xxs_levels, iq3xxs_points[q[2 * l]], iq3xxs_points[q[2 * l + 1]],
+                       even_signs (aux >> (7 * l)));
+        }
+    }
+}
+
+/* IQ3_S: d (f16), 64 low bytes of 9-bit grid indices, 8 bytes of their top
+ * bits (one per index), 32 bytes of sign bits, 4 bytes of two 4-bit scales;
+ * the scale is d (1 + 2 s) */
+TS_VECTOR_CLONES static void
+dequant_iq3_s (const guint8 *restrict in,
+               float        *restrict y,
+               gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 110)
+    {
+      float d = half_at (in);
+      const guint8 *qs = in + 2, *qh = in + 66, *signs = in + 74, *scales = in + 106;
+
+      for (guint ib = 0; ib < 8; ib++)
+        {
+          const guint8 *q = qs + 8 * ib;
+          guint s = ib % 2 ? scales[ib / 2] >> 4 : scales[ib / 2] & 0x0f;
+          float db = d * (float) (1 + 2 * s);
+          guint h = qh[ib];
+
+          for (guint l = 0; l < 4; l++, y += 8)
+            iq3_group (y, db, iq3s_levels,
+                       iq3s_points[q[2 * l] | ((h << (8 - 2 * l)) & 256)],
+                       iq3s_points[q[2 * l + 1] | ((h << (7 - 2 * l)) & 256)],
+                       signs[4 * ib + l]);
+        }
+    }
+}
+
+/* 8 values of an IQ1 grid point: dl (coordinate + delta), delta +-1/8 */
+static inline void
+iq1_group (float   *restrict y,
+           float             dl,
+           guint16           point,
+           gboolean          negative)
+{
+  float delta = negative ? -0.125f : 0.125f;
+
+  for (guint j = 0; j < 8; j++)
+    y[j] = dl * (LEVEL3 (iq1s_levels, point, j) + delta);
+}
+
+/* IQ1_S: d (f16), 32 low bytes of 11-bit grid indices, then per 32 values
+ * a 16-bit word: the indices' top bits (3 each), a 3-bit scale s (the
+ * scale is d (2 s + 1)) and the sign of delta on top */
+TS_VECTOR_CLONES static void
+dequant_iq1_s (const guint8 *restrict in,
+               float        *restrict y,
+               gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 50)
+    {
+      float d = half_at (in);
+
+      for (guint ib = 0; ib < 8; ib++)
+        {
+          guint h = ts_le_u16 (in + 34 + 2 * ib);
+          float dl = d * (float) (2 * ((h >> 12) & 7) + 1);
+
+          for (guint l = 0; l < 4; l++, y += 8)
+            iq1_group (y, dl, iq1s_points[in[2 + 4 * ib + l] | (((h >> (3 * l)) & 7) << 8)],
+                       (h & 0x8000) != 0);
+        }
+    }
+}
+
+/* IQ1_M: 32 low bytes of 11-bit grid indices, 16 bytes of a nibble per
+ * group (the index's top 3 bits, the sign of delta), 4 16-bit words of 3-bit
+ * scales (one per 16 values) whose top nibbles make d (f16) */
+TS_VECTOR_CLONES static void
+dequant_iq1_m (const guint8 *restrict in,
+               float        *restrict y,
+               gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += 56)
+    {
+      const guint8 *qs = in, *qh = in + 32;
+      guint sc[4];
+      float d;
+
+      for (guint k = 0; k < 4; k++)
+        sc[k] = ts_le_u16 (in + 48 + 2 * k);
+      d = ts_f16_to_f32 ((guint16) ((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
+                                    ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000)));
+
+      for (guint ib = 0; ib < 8; ib++)
+        {
+          guint shift = 6 * (ib % 2);
+          float dl[2] = {
+            d * (float) (2 * ((sc[ib / 2] >> shift) & 7) + 1),
+            d * (float) (2 * ((sc[ib / 2] >> (shift + 3)) & 7) + 1),
+          };
+
+          for (guint l = 0; l < 4; l++, y += 8)
+            {
+              guint nibble = qh[2 * ib + l / 2] >> (4 * (l % 2));
+
+              iq1_group (y, dl[l / 2], iq1s_points[qs[4 * ib + l] | ((nibble & 7) << 8)],
+                         (nibble & 8) != 0);
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------- dispatch */
 
 double
@@ -504,6 +844,16 @@ _ts_dequantize_resolution (TsDType dtype)
     case TS_DTYPE_TQ1_0:  return 0x1p-24 * 1;
     case TS_DTYPE_TQ2_0:  return 0x1p-24 * 2;            /* q - 1 */
     case TS_DTYPE_MXFP4:  return 0x1p-128 * 12;
+    case TS_DTYPE_Q1_0:   return 0x1p-24 * 1;
+    case TS_DTYPE_Q2_0:   return 0x1p-24 * 2;            /* q - 1 */
+    case TS_DTYPE_NVFP4:  return 0x1p-10 * 12;           /* UE4M3 2^-9, halved */
+    case TS_DTYPE_IQ2_XXS:                               /* d (1/2 + 15) / 4 x 43 */
+    case TS_DTYPE_IQ2_XS:
+    case TS_DTYPE_IQ2_S:  return 0x1p-24 * (15.5 / 4 * 43);
+    case TS_DTYPE_IQ3_XXS: return 0x1p-24 * (15.5 / 2 * 62);
+    case TS_DTYPE_IQ3_S:  return 0x1p-24 * (31 * 15);    /* d (1 + 2 15) x 15 */
+    case TS_DTYPE_IQ1_S:                                 /* d (2 7 + 1) x (1 + 1/8) */
+    case TS_DTYPE_IQ1_M:  return 0x1p-24 * (15 * 1.125);
     default:              return 0;
     }
 }
@@ -546,6 +896,16 @@ _ts_dequantize (TsDType       dtype,
     case TS_DTYPE_TQ1_0: dequant_tq1_0 (in, out, nb); break;
     case TS_DTYPE_TQ2_0: dequant_tq2_0 (in, out, nb); break;
     case TS_DTYPE_MXFP4: dequant_mxfp4 (in, out, nb); break;
+    case TS_DTYPE_Q1_0: dequant_q1_0 (in, out, nb); break;
+    case TS_DTYPE_Q2_0: dequant_q2_0 (in, out, nb); break;
+    case TS_DTYPE_NVFP4: dequant_nvfp4 (in, out, nb); break;
+    case TS_DTYPE_IQ2_XXS: dequant_iq2_xxs (in, out, nb); break;
+    case TS_DTYPE_IQ2_XS: dequant_iq2_xs (in, out, nb); break;
+    case TS_DTYPE_IQ2_S: dequant_iq2_s (in, out, nb); break;
+    case TS_DTYPE_IQ3_XXS: dequant_iq3_xxs (in, out, nb); break;
+    case TS_DTYPE_IQ3_S: dequant_iq3_s (in, out, nb); break;
+    case TS_DTYPE_IQ1_S: dequant_iq1_s (in, out, nb); break;
+    case TS_DTYPE_IQ1_M: dequant_iq1_m (in, out, nb); break;
     default: g_assert_not_reached ();
     }
   return TRUE;

@@ -24,9 +24,11 @@ to a temporary file beside OUT and renamed to OUT on success; on failure no
 OUT is left (an older one is removed first) and the error names llama.cpp's
 own message.
 
-usage: llama_quantize.py NODE_MODULES IN.gguf OUT.gguf FTYPE [--nthread N] [--cache DIR] [-v]
+usage: llama_quantize.py NODE_MODULES IN.gguf OUT.gguf FTYPE [--nthread N] [--cache DIR] [--imatrix] [-v]
   FTYPE: a llama_ftype name (Q4_0, Q4_K_M, IQ4_NL, ...; case-insensitive);
   --cache: where llama.cpp's source is cloned (default: OUT's folder);
+  --imatrix: with an importance matrix weighing every column alike (IQ1_S,
+  IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S and IQ3_XXS insist on one);
   -v: print llama.cpp's log.  --list: the ftype names.
 """
 import ctypes
@@ -88,6 +90,16 @@ FIELDS = [
     ("size_t", "max_buf_size"),
 ]
 assert [f[1] for f in FIELDS] == [f[0] for f in QuantizeParams._fields_]
+
+class ImatrixData(ctypes.Structure):
+    """struct llama_model_imatrix_data (llama.h): an array of them, ended by
+    a NULL name, is the importance matrix"""
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("data", ctypes.POINTER(ctypes.c_float)),
+        ("size", ctypes.c_size_t),
+    ]
+
 
 LOG_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 
@@ -257,8 +269,18 @@ class Llama:
             raise QuantizeError(f"unknown ftype {ftype!r}; llama.h has {', '.join(self.ftypes)}")
         return self.ftypes[key]
 
-    def quantize(self, inp, out, ftype, nthread=1):
-        """Quantizes INP into OUT; returns llama.cpp's log of the run."""
+    def uniform_imatrix(self, inp):
+        """An importance matrix weighing every column of every matrix of
+        INP alike ({tensor name: [1.0] * columns}), read with gguf-py: what
+        llama.cpp's IQ1, IQ2 and IQ3_XXS quantizations insist on."""
+        sys.path.insert(0, str(self.tree / "gguf-py"))
+        from gguf import GGUFReader
+        return {t.name: [1.0] * int(t.shape[0]) for t in GGUFReader(str(inp)).tensors
+                if len(t.shape) >= 2 and int(t.shape[1]) > 1}
+
+    def quantize(self, inp, out, ftype, nthread=1, imatrix=None):
+        """Quantizes INP into OUT (with IMATRIX, {tensor name: weights},
+        where given); returns llama.cpp's log of the run."""
         out = Path(out)
         value = self.ftype_value(ftype)
         if out.exists():
@@ -267,6 +289,14 @@ class Llama:
         params = self.lib.llama_model_quantize_default_params()
         params.ftype = value
         params.nthread = int(nthread)
+        if imatrix:
+            entries = (ImatrixData * (len(imatrix) + 1))()
+            keep = []
+            for entry, (name, weights) in zip(entries, imatrix.items()):
+                data = (ctypes.c_float * len(weights))(*weights)
+                keep.append(data)
+                entry.name, entry.data, entry.size = name.encode(), data, len(weights)
+            params.imatrix = ctypes.cast(entries, ctypes.c_void_p)
         self.log.clear()
         try:
             rc = self.lib.llama_model_quantize(os.fsencode(inp), os.fsencode(tmp), ctypes.byref(params))
@@ -300,13 +330,15 @@ class Llama:
         return out
 
 
-def quantize(node_modules, inp, out, ftype, nthread=1, cache=None):
+def quantize(node_modules, inp, out, ftype, nthread=1, cache=None, imatrix=False):
     """llama.cpp's quantization of INP into OUT as FTYPE (a llama_ftype name:
-    Q4_K_M, Q2_K, ...); returns llama.cpp's log.  CACHE is where llama.cpp's
-    source is cloned for its headers (default: OUT's folder).  Raises
-    QuantizeError (or llamacpp.Unavailable where node-llama-cpp is missing)."""
+    Q4_K_M, Q2_K, ...), with a uniform importance matrix if IMATRIX; returns
+    llama.cpp's log.  CACHE is where llama.cpp's source is cloned for its
+    headers (default: OUT's folder).  Raises QuantizeError (or
+    llamacpp.Unavailable where node-llama-cpp is missing)."""
     cache = Path(cache) if cache is not None else Path(out).resolve().parent
-    return Llama.get(node_modules, cache).quantize(inp, out, ftype, nthread)
+    llama = Llama.get(node_modules, cache)
+    return llama.quantize(inp, out, ftype, nthread, llama.uniform_imatrix(inp) if imatrix else None)
 
 
 def main(argv):
@@ -318,6 +350,8 @@ def main(argv):
     ap.add_argument("ftype", nargs="?")
     ap.add_argument("--nthread", type=int, default=1)
     ap.add_argument("--cache")
+    ap.add_argument("--imatrix", action="store_true",
+                    help="with an importance matrix that weighs every column alike")
     ap.add_argument("--list", action="store_true", help="print the ftype names and exit")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
@@ -329,7 +363,7 @@ def main(argv):
             return 0
         if not (a.inp and a.out and a.ftype):
             ap.error("IN.gguf, OUT.gguf and FTYPE are needed")
-        log = quantize(a.node_modules, a.inp, a.out, a.ftype, a.nthread, a.cache)
+        log = quantize(a.node_modules, a.inp, a.out, a.ftype, a.nthread, a.cache, a.imatrix)
     except (QuantizeError, llamacpp.Unavailable) as e:
         print(f"llama_quantize: {e}", file=sys.stderr)
         return 1
