@@ -120,28 +120,37 @@ print(f"convert, then audit:   {t1 - t0:.3f} s + {t2 - t1:.3f} s = {t2 - t0:.3f}
       f"(audit of an output not in the page cache; exit {status})")
 PY
 
-# A llama-quantize file: the GGUF quantized to Q4_K_M by llama.cpp's own
-# library (tests/ref/llama_quantize.py, node-llama-cpp as the tests install
-# it in the build tree's npm folder, or TENSORSCOPE_NODE_MODULES), audited
-# against the checkpoint: its tensors are decoded, not re-encoded. Compared
-# with the BF16 audit above (the same source bytes, a smaller target).
+# llama-quantize files: the GGUF quantized to Q4_K_M and to IQ3_XXS (a
+# lattice type, with IQ2_S and IQ3_S beside it; with a uniform importance
+# matrix, which llama.cpp insists on for it) by llama.cpp's own library
+# (tests/ref/llama_quantize.py, node-llama-cpp as the tests install it in the
+# build tree's npm folder, or TENSORSCOPE_NODE_MODULES), audited against the
+# checkpoint: their tensors are decoded, not re-encoded. Compared with the
+# BF16 audit above (the same source bytes, a smaller target).
 NODE_MODULES=${TENSORSCOPE_NODE_MODULES:-$(cd "$(dirname "$CLI")/../.." && pwd)/npm/node_modules}
-Q4=$WORK/model-q4_k_m.gguf
-if [ ! -f "$Q4" ] && [ -d "$NODE_MODULES/@node-llama-cpp" ]; then
-  echo "quantizing the GGUF to Q4_K_M with llama.cpp (tests/ref/llama_quantize.py, 2 threads)"
-  /usr/bin/python3 "$HERE/../tests/ref/llama_quantize.py" "$NODE_MODULES" "$GGUF" "$Q4" Q4_K_M \
-    --nthread 2 --cache "$WORK" > /dev/null || rm -f "$Q4"
-fi
-if [ -f "$Q4" ]; then
-  cat "$CK"/*.safetensors "$Q4" > /dev/null
+for FTYPE in Q4_K_M IQ3_XXS; do
+  Q=$WORK/model-$FTYPE.gguf
+  label=$(printf '%-22s' "audit of $FTYPE:")
+  if [ ! -f "$Q" ] && [ -d "$NODE_MODULES/@node-llama-cpp" ]; then
+    echo "quantizing the GGUF to $FTYPE with llama.cpp (tests/ref/llama_quantize.py, 2 threads)"
+    imatrix=
+    case $FTYPE in IQ*) imatrix=--imatrix ;; esac
+    /usr/bin/python3 "$HERE/../tests/ref/llama_quantize.py" "$NODE_MODULES" "$GGUF" "$Q" $FTYPE \
+      --nthread 2 --cache "$WORK" $imatrix > /dev/null || rm -f "$Q"
+  fi
+  if [ ! -f "$Q" ]; then
+    echo "$label skipped (no node-llama-cpp in $NODE_MODULES; run tests/interop/setup-npm.sh)"
+    continue
+  fi
+  cat "$CK"/*.safetensors "$Q" > /dev/null
   set +e
-  /usr/bin/time -v -o "$TIMING" "$CLI" audit "$CK" "$Q4" --json > "$WORK/report-q4.json"
-  q4_status=$?
+  /usr/bin/time -v -o "$TIMING" "$CLI" audit "$CK" "$Q" --json > "$WORK/report-q.json"
+  q_status=$?
   set -e
-  q4_rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TIMING")
-  python3 - "$WORK/report-q4.json" "$q4_status" "$q4_rss_kb" "$audit_wall" "$TIMING" <<'PY'
+  q_rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TIMING")
+  python3 - "$WORK/report-q.json" "$q_status" "$q_rss_kb" "$audit_wall" "$TIMING" "$label" <<'PY'
 import json, re, sys
-report, status, rss_kb, bf16_wall, timing = sys.argv[1:]
+report, status, rss_kb, bf16_wall, timing, label = sys.argv[1:]
 m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", open(timing).read())
 wall = 0.0
 for p in m.group(1).split(":"):
@@ -151,11 +160,9 @@ decoded = [p for p in r["tensors"] if p.get("comparison") == "decoded"]
 types = sorted({p["target_dtype"] for p in decoded})
 worst = max((p["relative_rms_error"] for p in decoded), default=0)
 nbytes = r["summary"]["bytes_read"]
-print(f"audit of Q4_K_M:       {wall:.3f} s, {nbytes / wall / 1e9:.2f} GB/s ({nbytes:,} bytes), "
+print(f"{label} {wall:.3f} s, {nbytes / wall / 1e9:.2f} GB/s ({nbytes:,} bytes), "
       f"peak RSS {int(rss_kb) / 1024:.1f} MB, exit {status}; {len(decoded)} tensors decoded "
       f"({', '.join(types)}), relative RMS error at most {worst:.4f}; "
       f"{wall / float(bf16_wall):.2f}x the BF16 audit's time")
 PY
-else
-  echo "audit of Q4_K_M:       skipped (no node-llama-cpp in $NODE_MODULES; run tests/interop/setup-npm.sh)"
-fi
+done

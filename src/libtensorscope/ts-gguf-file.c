@@ -264,7 +264,16 @@ read_header (TsGgufFile  *self,
     return FALSE;
   if (self->version < 2 || self->version > 3)
     {
+      guint32 swapped = GUINT32_SWAP_LE_BE (self->version);
+
       c->pos = 4;
+      /* a file written for a big-endian machine (gguf-py --bigendian)
+       * reads as version 0x03000000; llama.cpp refuses it too */
+      if (swapped >= 1 && swapped <= 3)
+        return fail (error, c, TS_FORMAT_ERROR_UNSUPPORTED_VERSION,
+                     _("the file is a big-endian GGUF (its version reads %u with the bytes "
+                       "swapped); only little-endian GGUF files are read"),
+                     swapped);
       return fail (error, c, TS_FORMAT_ERROR_UNSUPPORTED_VERSION,
                    _("GGUF version %u is not supported (versions 2 and 3 are)"),
                    self->version);
