@@ -1291,6 +1291,42 @@ test_narrow_names (Fixture       *fx,
   g_assert_false (g_regex_match_simple ("(?<![0-9,])([0-9]{1,3}) bytes \\(\\1 bytes\\)", text, 0, 0));
 }
 
+/* Under a layer's bracket a band is named within the layer: both of two
+ * equal bands, where "blk.0.ffn_gate.weight" did not fit and the shorter
+ * "blk.0.ffn_up.weight" did, so the one read "ffn_gate.weight" and its
+ * twin "blk.0.ffn_up.weight"; a tensor of no layer keeps its full name */
+static void
+test_in_layer_labels (Fixture       *fx,
+                      gconstpointer  data)
+{
+  static const GgufTensor tensors[] = {
+    { "token_embd.weight",     2, { 64, 64 }, 0, 64 * 64 * 4 },
+    { "blk.0.ffn_gate.weight", 2, { 64, 64 }, 0, 64 * 64 * 4 },
+    { "blk.0.ffn_up.weight",   2, { 64, 64 }, 0, 64 * 64 * 4 },
+    { "blk.12.ffn_up.weight",  2, { 64, 64 }, 0, 64 * 64 * 4 },
+  };
+  guint64 a, b, c;
+  g_autofree char *path = write_gguf (fx->dir, tensors, G_N_ELEMENTS (tensors), &a, &b, &c);
+  g_autoptr(TsModelFile) model = ts_test_load_model (path);
+  g_autoptr(TsLayout) layout = ts_layout_new (model);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) svg = ts_layout_render (layout, TS_LAYOUT_EXPORT_SVG, 900, 0, &error);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  text = g_strndup (g_bytes_get_data (svg, NULL), g_bytes_get_size (svg));
+  g_assert_nonnull (strstr (text, ">token_embd.weight</text>"));
+  g_assert_nonnull (strstr (text, ">ffn_gate.weight</text>"));
+  g_assert_nonnull (strstr (text, ">ffn_up.weight</text>"));
+  g_assert_null (strstr (text, ">blk.0.ffn_up.weight</text>"));
+  g_assert_null (strstr (text, ">blk.12.ffn_up.weight</text>"));
+  /* the full name stays in the band's title (the tooltip) */
+  g_assert_nonnull (strstr (text, "blk.12.ffn_up.weight"));
+  /* and the brackets say which layer */
+  g_assert_nonnull (strstr (text, ">layer 0</text>"));
+  g_assert_nonnull (strstr (text, ">layer 12</text>"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1306,6 +1342,7 @@ main (int   argc,
   g_test_add ("/layout/zoom", Fixture, NULL, ts_test_dir_setup, test_zoom_ranges, ts_test_dir_teardown);
   g_test_add ("/layout/hit-test", Fixture, NULL, ts_test_dir_setup, test_hit_testing, ts_test_dir_teardown);
   g_test_add ("/layout/description", Fixture, NULL, ts_test_dir_setup, test_description, ts_test_dir_teardown);
+  g_test_add ("/layout/in-layer-labels", Fixture, NULL, ts_test_dir_setup, test_in_layer_labels, ts_test_dir_teardown);
   g_test_add ("/layout/narrow-names", Fixture, NULL, ts_test_dir_setup, test_narrow_names, ts_test_dir_teardown);
   g_test_add ("/layout/noncharacters", Fixture, NULL, ts_test_dir_setup, test_noncharacters, ts_test_dir_teardown);
   g_test_add ("/layout/narrow-labels", Fixture, NULL, ts_test_dir_setup, test_narrow_labels, ts_test_dir_teardown);

@@ -147,8 +147,12 @@ has_component (const char *name,
   return strstr (name, word) != NULL;
 }
 
+/* The block number in @name ("model.layers.3.mlp.up_proj.weight" → 3),
+ * or -1; @rest (optional) is set to the name within the block
+ * ("mlp.up_proj.weight"), or NULL */
 static gint
-parse_layer (const char *name)
+parse_layer (const char  *name,
+             const char **rest)
 {
   static const char * const prefixes[] = { "layers.", "blk.", "h.", "layer.", "block.", "blocks." };
 
@@ -164,12 +168,18 @@ parse_layer (const char *name)
           p += len;
           if (at_start && g_ascii_isdigit (*p))
             {
-              guint64 n = g_ascii_strtoull (p, NULL, 10);
+              char *end = NULL;
+              guint64 n = g_ascii_strtoull (p, &end, 10);
+
+              if (rest != NULL)
+                *rest = n <= G_MAXINT && end[0] == '.' && end[1] != '\0' ? end + 1 : NULL;
               return n > G_MAXINT ? -1 : (gint) n;
             }
         }
     }
 
+  if (rest != NULL)
+    *rest = NULL;
   return -1;
 }
 
@@ -187,7 +197,7 @@ ts_tensor_role_from_name (const char *name,
   g_return_val_if_fail (name != NULL, TS_TENSOR_ROLE_OTHER);
 
   if (out_layer != NULL)
-    *out_layer = parse_layer (name);
+    *out_layer = parse_layer (name, NULL);
 
   /* Norms first: "post_attention_layernorm" is a norm, not attention. */
   if (has_component (name, "norm") || g_str_has_prefix (name, "ln_") ||
@@ -2153,8 +2163,17 @@ draw_band_label (TsLayout           *self,
                  const TsLayoutBand *b,
                  guint32             fill)
 {
-  const char *texts[2] = { b->label, short_tensor_name (b->label) };
+  const char *in_layer = NULL;
+  const char *texts[2];
   guint32 rgb = text_color_on (fill);
+
+  /* under its layer's bracket a tensor is named within the layer:
+   * "ffn_up.weight", not "blk.0.ffn_up.weight" beside an "ffn_gate.weight"
+   * a few pixels too narrow for its full name */
+  if (b->layer >= 0)
+    parse_layer (b->label, &in_layer);
+  texts[0] = in_layer != NULL ? in_layer : b->label;
+  texts[1] = short_tensor_name (b->label);
 
   /* no text fits in 8 units plus its own width: skip measuring it, as
    * most of 50,000 tensor bands are a pixel or two wide */
