@@ -50,6 +50,32 @@ test_f16 (void)
   for (guint32 h = 0; h < 0x10000; h++)
     if ((h & 0x7c00) != 0x7c00)
       g_assert_cmphex (ts_f32_to_f16 (ts_f16_to_f32 ((guint16) h)), ==, h);
+
+  /* every F16 value decoded, one at a time and as a row (the vector loop
+   * the audit reads F16 tensors with), to the bits of its definition:
+   * (-1)^s 2^(e - 15) (1 + m / 1024), 2^-14 (m / 1024) for e = 0, and
+   * infinity or the NaN of the same payload for e = 31 */
+  {
+    g_autofree guint8 *row = g_malloc (2 * 0x10000);
+    g_autofree float *decoded = g_new (float, 0x10000);
+
+    for (guint32 h = 0; h < 0x10000; h++)
+      {
+        row[2 * h] = h & 0xff;
+        row[2 * h + 1] = h >> 8;
+      }
+    g_assert_true (ts_dtype_read_f32 (TS_DTYPE_F16, row, decoded, 0x10000));
+    for (guint32 h = 0; h < 0x10000; h++)
+      {
+        guint32 e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        double magnitude = e == 0 ? ldexp (m, -24) : ldexp (1024 + m, (int) e - 25);
+        guint32 want = e == 0x1f ? 0x7f800000u | (m << 13) : ts_f32_bits ((float) magnitude);
+
+        want |= (h & 0x8000u) << 16;
+        g_assert_cmphex (ts_f32_bits (decoded[h]), ==, want);
+        g_assert_cmphex (ts_f32_bits (ts_f16_to_f32 ((guint16) h)), ==, want);
+      }
+  }
 }
 
 static void

