@@ -10,6 +10,11 @@
  * and F16 → F32 (the plainest decode). Prints values per second, input
  * bytes per second and the ratio of each type's time to F16's.
  *
+ * Then the converter's encoders, ts_dtype_write_f32() of the same number
+ * of float32 values (uniform in [-1, 1], as weights are, with one value in
+ * 64 a random bit pattern: NaNs, infinities, subnormals), against memcpy of
+ * the float32 input and F32 (a copy through the encoder).
+ *
  *   bench-dequant [N_VALUES]
  */
 
@@ -71,6 +76,27 @@ best_time (DecodeFunc    decode,
   return best;
 }
 
+/* the encoders: the best of ROUNDS calls of ts_dtype_write_f32(), seconds */
+static double
+best_encode_time (TsDType      dtype,
+                  const float *in,
+                  guint8      *out,
+                  gsize        n)
+{
+  double best = G_MAXDOUBLE;
+
+  if (!ts_dtype_write_f32 (dtype, in, out, n))
+    g_error ("%s: not encoded", ts_dtype_get_name (dtype));
+  for (guint r = 0; r < ROUNDS; r++)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+
+      ts_dtype_write_f32 (dtype, in, out, n);
+      best = MIN (best, (g_get_monotonic_time () - t0) / 1e6);
+    }
+  return best;
+}
+
 static guint8 *
 random_bytes (GRand *rand,
               gsize  len)
@@ -80,6 +106,51 @@ random_bytes (GRand *rand,
   for (gsize i = 0; i < len; i++)
     bytes[i] = (guint8) g_rand_int (rand);
   return bytes;
+}
+
+static void
+encode (GRand        *rand,
+        gsize         n,
+        const guint8 *random_bits)
+{
+  static const TsDType types[] = { TS_DTYPE_F32, TS_DTYPE_F16, TS_DTYPE_BF16, TS_DTYPE_Q8_0 };
+  g_autofree float *x = g_new (float, n);
+  g_autofree guint8 *out = g_malloc (n * sizeof (float));
+  double t_copy, t_f32 = 0;
+
+  for (gsize i = 0; i < n; i++)
+    if (g_rand_int_range (rand, 0, 64) == 0)
+      memcpy (&x[i], random_bits + 4 * i, 4);
+    else
+      x[i] = (float) g_rand_double_range (rand, -1.0, 1.0);
+  {
+    gint64 t0;
+
+    memcpy (out, x, n * sizeof (float));
+    t_copy = G_MAXDOUBLE;
+    for (guint r = 0; r < ROUNDS; r++)
+      {
+        t0 = g_get_monotonic_time ();
+        memcpy (out, x, n * sizeof (float));
+        t_copy = MIN (t_copy, (g_get_monotonic_time () - t0) / 1e6);
+      }
+  }
+
+  printf ("\nencoding %zu float32 values (ts_dtype_write_f32), best of %d rounds\n", n, ROUNDS);
+  printf ("%-9s %10s %10s %10s %12s\n", "type", "ms", "Mvalues/s", "out GB/s", "time / F32");
+  printf ("%-9s %10.2f %10.0f %10.2f %12s\n", "memcpy", t_copy * 1e3, n / t_copy / 1e6,
+          n * sizeof (float) / t_copy / 1e9, "");
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      const TsDTypeInfo *info = ts_dtype_get_info (types[i]);
+      gsize out_len = n / info->block_size * info->type_size;
+      double secs = best_encode_time (types[i], x, out, n);
+
+      if (types[i] == TS_DTYPE_F32)
+        t_f32 = secs;
+      printf ("%-9s %10.2f %10.0f %10.2f %11.2fx\n", info->name, secs * 1e3, n / secs / 1e6,
+              out_len / secs / 1e9, secs / t_f32);
+    }
 }
 
 int
@@ -124,6 +195,8 @@ main (int   argc,
       printf ("%-9s %10.2f %10.0f %10.2f %11.2fx\n", info->name, secs * 1e3, n / secs / 1e6,
               in_len / secs / 1e9, secs / t_f16);
     }
+
+  encode (rand, n, (const guint8 *) f32_in);
 
   return EXIT_SUCCESS;
 }

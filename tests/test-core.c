@@ -15,6 +15,7 @@
 #include <utime.h>
 
 #include "ts-arch.h"
+#include "ts-le-private.h"
 #include "ts-conversion-plan.h"
 #include "ts-dtype.h"
 #include "ts-error.h"
@@ -76,6 +77,110 @@ test_f16 (void)
         g_assert_cmphex (ts_f32_bits (ts_f16_to_f32 ((guint16) h)), ==, want);
       }
   }
+}
+
+/* The F16 and BF16 encodings of @x by their definitions, in double
+ * arithmetic: round to nearest, ties to even (nearbyint() in the default
+ * rounding mode) at the format's precision, overflow to infinity; NaNs
+ * keep their top payload bits (F16: a NaN still, BF16: made quiet) */
+static guint16
+f16_by_definition (float x)
+{
+  guint32 u = ts_f32_bits (x);
+  guint16 sign = (u >> 16) & 0x8000;
+  double ax = fabs ((double) x);
+
+  if (isnan (x))
+    {
+      guint16 payload = (u >> 13) & 0x3ff;
+
+      return sign | 0x7c00 | (payload != 0 ? payload : 1);
+    }
+  if (ax >= 65520.0)
+    return sign | 0x7c00;
+  if (ax < 0x1p-14)
+    return sign | (guint16) nearbyint (ax * 0x1p24);
+  {
+    int e = ilogb (ax);
+    double m = nearbyint (ldexp (ax, 10 - e));
+
+    return sign | (guint16) (((e + 15) << 10) + ((guint32) m - 1024));
+  }
+}
+
+static guint16
+bf16_by_definition (float x)
+{
+  guint32 u = ts_f32_bits (x);
+  guint16 sign = (u >> 16) & 0x8000;
+  double ax = fabs ((double) x);
+
+  if (isnan (x))
+    return (u >> 16) | 0x40;
+  if (isinf (x))
+    return sign | 0x7f80;
+  if (ax < 0x1p-126)
+    return sign | (guint16) nearbyint (ldexp (ax, 133));
+  {
+    int e = ilogb (ax);
+    double m = nearbyint (ldexp (ax, 7 - e));
+
+    return sign | (guint16) (((e + 127) << 7) + ((guint32) m - 128));
+  }
+}
+
+/* The encoders the converter and the audit use (ts_dtype_write_f32(), a
+ * vector loop of branch-free code), against the definitions: every
+ * sign, exponent and kept mantissa, each with the dropped bits that decide
+ * the rounding (none, least, just under half, half, just over half, most)
+ * and the scalar functions on the same values */
+static void
+test_encode_sweep (void)
+{
+  static const guint32 f16_low[] = { 0, 1, 0x7ff, 0xfff, 0x1000, 0x1001, 0x1800, 0x1fff };
+  static const guint32 bf16_low[] = { 0, 1, 0x7fff, 0x8000, 0x8001, 0xc000, 0xffff };
+  const gsize n = 1 << 16;
+  g_autofree float *x = g_new (float, n);
+  g_autofree guint8 *out = g_malloc (2 * n);
+  guint64 n_checked = 0;
+
+  /* F16: 2^19 sign, exponent and top-10 mantissa patterns, a row of 2^16 at
+   * a time, for each choice of the 13 dropped bits */
+  for (guint32 high = 0; high < (1u << 19); high += n)
+    for (guint l = 0; l < G_N_ELEMENTS (f16_low); l++)
+      {
+        for (gsize i = 0; i < n; i++)
+          x[i] = ts_f32_from_bits (((high + (guint32) i) << 13) | f16_low[l]);
+        g_assert_true (ts_dtype_write_f32 (TS_DTYPE_F16, x, out, n));
+        for (gsize i = 0; i < n; i++)
+          {
+            guint16 want = f16_by_definition (x[i]);
+
+            if (ts_le_u16 (out + 2 * i) != want || ts_f32_to_f16 (x[i]) != want)
+              g_error ("F16 of 0x%08x: row 0x%04x, scalar 0x%04x, defined 0x%04x",
+                       ts_f32_bits (x[i]), ts_le_u16 (out + 2 * i), ts_f32_to_f16 (x[i]), want);
+            n_checked++;
+          }
+      }
+
+  /* BF16: all 2^16 top halves, each with the dropped halves of the list */
+  for (guint l = 0; l < G_N_ELEMENTS (bf16_low); l++)
+    {
+      for (gsize i = 0; i < n; i++)
+        x[i] = ts_f32_from_bits (((guint32) i << 16) | bf16_low[l]);
+      g_assert_true (ts_dtype_write_f32 (TS_DTYPE_BF16, x, out, n));
+      for (gsize i = 0; i < n; i++)
+        {
+          guint16 want = bf16_by_definition (x[i]);
+
+          if (ts_le_u16 (out + 2 * i) != want || ts_f32_to_bf16 (x[i]) != want)
+            g_error ("BF16 of 0x%08x: row 0x%04x, scalar 0x%04x, defined 0x%04x",
+                     ts_f32_bits (x[i]), ts_le_u16 (out + 2 * i), ts_f32_to_bf16 (x[i]), want);
+          n_checked++;
+        }
+    }
+  g_test_message ("%" G_GUINT64_FORMAT " values encoded", n_checked);
+  g_assert_cmpuint (n_checked, ==, (8u << 19) + 7u * 65536u);
 }
 
 static void
@@ -1028,6 +1133,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/f16", test_f16);
   g_test_add_func ("/core/bf16", test_bf16);
+  g_test_add_func ("/core/encode-sweep", test_encode_sweep);
   g_test_add_func ("/core/q8_0", test_q8_0);
   g_test_add_func ("/core/q8_0-random", test_q8_0_random);
   g_test_add_func ("/core/rope-freqs", test_rope_freqs);

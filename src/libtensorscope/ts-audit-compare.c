@@ -146,40 +146,6 @@ is_decodable (TsDType dtype)
   return ts_dtype_is_float (dtype) || _ts_dequantize_supported (dtype);
 }
 
-static void
-encode (TsDType      dtype,
-        const float *x,
-        guint8      *out,
-        gsize        n)
-{
-  switch ((int) dtype)
-    {
-    case TS_DTYPE_F32:
-      for (gsize i = 0; i < n; i++)
-        {
-          guint32 u = GUINT32_TO_LE (ts_f32_bits (x[i]));
-
-          memcpy (out + 4 * i, &u, 4);
-        }
-      break;
-    case TS_DTYPE_BF16:
-    case TS_DTYPE_F16:
-      for (gsize i = 0; i < n; i++)
-        {
-          guint16 h = dtype == TS_DTYPE_BF16 ? ts_f32_to_bf16 (x[i]) : ts_f32_to_f16 (x[i]);
-
-          h = GUINT16_TO_LE (h);
-          memcpy (out + 2 * i, &h, 2);
-        }
-      break;
-    case TS_DTYPE_Q8_0:
-      ts_quantize_q8_0_row (x, out, n);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-}
-
 /* ------------------------------------------------------------ job set-up */
 
 static gboolean
@@ -679,7 +645,8 @@ expected_row (TsCompareJob *job,
   if (pre_round_bf16)
     for (gsize i = 0; i < job->cols; i++)
       s->src[i] = ts_bf16_to_f32 (ts_f32_to_bf16 (s->src[i]));
-  encode (job->tdt, s->src, s->expected, job->cols);
+  if (!ts_dtype_write_f32 (job->tdt, s->src, s->expected, job->cols))
+    g_assert_not_reached ();
   return s->expected;
 }
 

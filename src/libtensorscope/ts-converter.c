@@ -237,34 +237,6 @@ report_progress (TsConverter *self,
 
 /* ---- numeric kernels ---- */
 
-static void
-put_u16 (guint8  *out,
-         guint16  h)
-{
-  out[0] = h & 0xff;
-  out[1] = h >> 8;
-}
-
-static void
-encode_row (TsDType       dtype,
-            const float  *x,
-            guint8       *out,
-            gsize         n)
-{
-  if (dtype == TS_DTYPE_F32)
-    memcpy (out, x, n * sizeof (float));
-  else if (dtype == TS_DTYPE_F16)
-    for (gsize i = 0; i < n; i++)
-      put_u16 (out + 2 * i, ts_f32_to_f16 (x[i]));
-  else if (dtype == TS_DTYPE_BF16)
-    for (gsize i = 0; i < n; i++)
-      put_u16 (out + 2 * i, ts_f32_to_bf16 (x[i]));
-  else if (dtype == TS_DTYPE_Q8_0)
-    ts_quantize_q8_0_row (x, out, n);
-  else
-    g_assert_not_reached ();
-}
-
 /* A BF16 signalling NaN gains the quiet bit on the converter's round trip
  * through float32; every other BF16 value comes back unchanged. */
 static inline gboolean
@@ -439,7 +411,8 @@ encode_span (const TensorJob *job,
       gsize m = MIN (n, SPAN_ELEMS);
 
       ts_dtype_read_f32 (job->in_type, in, w->scratch, m);
-      encode_row (job->out_type, w->scratch, out, m);
+      if (!ts_dtype_write_f32 (job->out_type, w->scratch, out, m))
+        g_assert_not_reached ();
       in += m * job->in_elem;
       out += m / job->unit_elems * job->unit_bytes;
       n -= m;

@@ -140,15 +140,31 @@ ts_dtype_compute_size (TsDType  dtype,
                                   (guint64) info->type_size, out_size);
 }
 
-/* gguf-py: NaNs made quiet, then round-to-nearest-even on the bits. */
+/* The encoders below choose among their cases with masks, not branches:
+ * gcc keeps a loop of them in vector registers, and random bits cost no
+ * mispredictions. A mask is all ones where @cond holds. */
+static inline guint32
+mask_if (gboolean cond)
+{
+  return 0u - (guint32) !!cond;
+}
+
+/* gguf-py: NaNs made quiet, then round-to-nearest-even on the bits (no
+ * finite value carries past 32 bits: the largest is -Inf, 0xff800000) */
+static inline guint16
+f32_to_bf16 (guint32 u)
+{
+  guint32 nan = mask_if ((u & 0x7fffffffu) > 0x7f800000u);
+  guint32 quiet = (u >> 16) | 0x40u;
+  guint32 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+
+  return (guint16) ((quiet & nan) | (rounded & ~nan));
+}
+
 guint16
 ts_f32_to_bf16 (float f)
 {
-  guint32 u = ts_f32_bits (f);
-
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return (guint16) (((u & 0xffff0000u) | (64u << 16)) >> 16);
-  return (guint16) (((guint64) u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  return f32_to_bf16 (ts_f32_bits (f));
 }
 
 /* Exact, every payload kept, and without a branch, so that a loop of it
@@ -189,45 +205,101 @@ f16_row_to_f32 (const guint8 *restrict src,
 
 /* numpy's float32 -> float16 cast (what llama.cpp's converter uses):
  * round-to-nearest-even, overflow to infinity, subnormals kept, NaN
- * payload kept (and kept a NaN). */
+ * payload kept (its top 10 bits, and a NaN still: 0x7c01 where they are
+ * all 0). A normal result rounds on the bits: 0xfff plus the kept bit's
+ * parity carries exactly when the dropped 13 bits are above half, or at
+ * half of an odd one; a carry out of the mantissa is the next power of
+ * two, up to infinity. Below 2^-14, |x| + 1/2 in float arithmetic rounds
+ * |x| to a multiple of 2^-24 (the ulp of 1/2), to nearest even, as the
+ * subnormal result needs. */
+static inline guint16
+f32_to_f16 (guint32 f)
+{
+  guint32 sign = (f >> 16) & 0x8000u;
+  guint32 a = f & 0x7fffffffu;
+  guint32 payload = (a & 0x007fffffu) >> 13;
+  guint32 nan_h = 0x7c00u | payload | (guint32) (payload == 0);
+  guint32 normal = (a - (112u << 23) + 0xfffu + ((a >> 13) & 1u)) >> 13;
+  guint32 subnormal = ts_f32_bits (ts_f32_from_bits (a) + 0.5f) - 0x3f000000u;
+  guint32 is_nan = mask_if (a > 0x7f800000u);
+  guint32 is_inf = mask_if (a >= 0x47800000u) & ~is_nan;
+  guint32 is_sub = mask_if (a < 0x38800000u);
+  guint32 is_normal = ~(is_nan | is_inf | is_sub);
+
+  return (guint16) (sign | (nan_h & is_nan) | (0x7c00u & is_inf) |
+                    (subnormal & is_sub) | (normal & is_normal));
+}
+
 guint16
 ts_f32_to_f16 (float value)
 {
-  guint32 f = ts_f32_bits (value);
-  guint16 h_sgn = (guint16) ((f & 0x80000000u) >> 16);
-  guint32 f_exp = f & 0x7f800000u;
-  guint32 f_sig;
+  return f32_to_f16 (ts_f32_bits (value));
+}
 
-  if (f_exp >= 0x47800000u)
+TS_VECTOR_CLONES static void
+f32_row_to_f16 (const float *restrict x,
+                guint8      *restrict out,
+                gsize                 n)
+{
+  for (gsize i = 0; i < n; i++)
     {
-      f_sig = f & 0x007fffffu;
-      if (f_exp == 0x7f800000u && f_sig != 0)
+      guint16 h = GUINT16_TO_LE (f32_to_f16 (ts_f32_bits (x[i])));
+
+      memcpy (out + 2 * i, &h, 2);
+    }
+}
+
+TS_VECTOR_CLONES static void
+f32_row_to_bf16 (const float *restrict x,
+                 guint8      *restrict out,
+                 gsize                 n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      guint16 h = GUINT16_TO_LE (f32_to_bf16 (ts_f32_bits (x[i])));
+
+      memcpy (out + 2 * i, &h, 2);
+    }
+}
+
+/**
+ * ts_dtype_write_f32:
+ * @dtype: F32, F16, BF16 or Q8_0
+ * @x: @n float32 values
+ * @out: (out): their encoding, little endian
+ * @n: the number of values (a multiple of 32 for Q8_0)
+ *
+ * Encodes as llama.cpp's converter does (numpy's casts, gguf-py's BF16
+ * and Q8_0). Returns FALSE for other types.
+ */
+gboolean
+ts_dtype_write_f32 (TsDType      dtype,
+                    const float *x,
+                    guint8      *out,
+                    gsize        n)
+{
+  switch ((int) dtype)
+    {
+    case TS_DTYPE_F32:
+      for (gsize i = 0; i < n; i++)
         {
-          guint16 ret = (guint16) (0x7c00u + (f_sig >> 13));
+          guint32 u = GUINT32_TO_LE (ts_f32_bits (x[i]));
 
-          if (ret == 0x7c00u)
-            ret++;
-          return h_sgn + ret;
+          memcpy (out + 4 * i, &u, 4);
         }
-      return h_sgn + 0x7c00u;
+      return TRUE;
+    case TS_DTYPE_F16:
+      f32_row_to_f16 (x, out, n);
+      return TRUE;
+    case TS_DTYPE_BF16:
+      f32_row_to_bf16 (x, out, n);
+      return TRUE;
+    case TS_DTYPE_Q8_0:
+      ts_quantize_q8_0_row (x, out, n);
+      return TRUE;
+    default:
+      return FALSE;
     }
-
-  if (f_exp <= 0x38000000u)
-    {
-      if (f_exp < 0x33000000u)
-        return h_sgn;
-      f_exp >>= 23;
-      f_sig = 0x00800000u + (f & 0x007fffffu);
-      f_sig >>= (113 - f_exp);
-      if ((f_sig & 0x00003fffu) != 0x00001000u || (f & 0x000007ffu) != 0)
-        f_sig += 0x00001000u;
-      return (guint16) (h_sgn + (f_sig >> 13));
-    }
-
-  f_sig = f & 0x007fffffu;
-  if ((f_sig & 0x00003fffu) != 0x00001000u)
-    f_sig += 0x00001000u;
-  return (guint16) (h_sgn + (((f_exp - 0x38000000u) >> 13) + (f_sig >> 13)));
 }
 
 /* x86's float -> int32 conversion gives INT32_MIN for NaN and out-of-range

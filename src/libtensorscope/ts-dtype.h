@@ -123,6 +123,11 @@ void     ts_dequantize_q8_0_row (const guint8 *in,
                                  float        *y,
                                  gsize         n);
 
+gboolean ts_dtype_write_f32     (TsDType       dtype,
+                                 const float  *x,
+                                 guint8       *out,
+                                 gsize         n);
+
 /* Reads @n elements of a float-like dtype (F32, F16, BF16, F64) at @src into
  * @dst as float32. Returns FALSE for other types. */
 gboolean ts_dtype_read_f32      (TsDType       dtype,
