@@ -395,6 +395,12 @@ update_navigation (TsConvertWizard *self)
                           self->page != PAGE_CONVERT || can_go_next (self));
   /* on the last page Done closes the wizard: no second button for that */
   gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), self->page != PAGE_VERIFY);
+  /* once a conversion has stopped or failed there is nothing left to
+   * cancel: the button closes the wizard, and says so */
+  gtk_button_set_label (self->cancel_button,
+                        self->page == PAGE_CONVERT &&
+                        (g_strcmp0 (self->convert_state, "cancelled") == 0 ||
+                         g_strcmp0 (self->convert_state, "failed") == 0) ? _("_Close") : _("_Cancel"));
 
   /* Translators: the wizard's subtitle, e.g. "Step 2 of 5: Options" */
   subtitle = g_strdup_printf (_("Step %u of %u: %s"), self->page + 1, N_PAGES,

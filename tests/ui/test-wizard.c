@@ -1112,6 +1112,17 @@ assert_can_stop (TsConvertWizard *wizard)
   g_assert_true (gtk_widget_get_visible (ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_PROGRESS_BAR)));
 }
 
+/* a widget of the wizard's template (or of its audit pane's) by its id */
+static GtkWidget *
+wizard_child (TsConvertWizard *wizard,
+              const char      *id)
+{
+  GObject *child = gtk_widget_get_template_child (GTK_WIDGET (wizard), TS_TYPE_CONVERT_WIZARD, id);
+
+  g_assert_nonnull (child);
+  return GTK_WIDGET (child);
+}
+
 static void
 test_wizard_cancel (void)
 {
@@ -1146,6 +1157,8 @@ test_wizard_cancel (void)
   g_assert_cmpfloat (latency, <, 1.0);
 
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "cancelled");
+  /* nothing is left to cancel: the header's button closes, and says so */
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (wizard_child (wizard, "cancel_button"))), ==, "_Close");
   g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
   /* no part-filled bar beside "Nothing was written" */
   g_assert_false (gtk_widget_get_visible (ts_test_find_descendant (GTK_WIDGET (wizard), GTK_TYPE_PROGRESS_BAR)));
@@ -1164,6 +1177,7 @@ test_wizard_cancel (void)
   ts_convert_wizard_go_next (wizard);
   g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "running");
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (wizard_child (wizard, "cancel_button"))), ==, "_Cancel");
   /* a second run can be stopped too: the first Stop left the button
    * insensitive */
   assert_can_stop (wizard);
@@ -1506,17 +1520,6 @@ resize_wizard (TsConvertWizard  *wizard,
   ts_test_wait_until (has_size, &wait, 10, "the window to take its size");
   shown->width = wait.width;
   shown->height = wait.height;
-}
-
-/* a widget of the wizard's template (or of its audit pane's) by its id */
-static GtkWidget *
-wizard_child (TsConvertWizard *wizard,
-              const char      *id)
-{
-  GObject *child = gtk_widget_get_template_child (GTK_WIDGET (wizard), TS_TYPE_CONVERT_WIZARD, id);
-
-  g_assert_nonnull (child);
-  return GTK_WIDGET (child);
 }
 
 static GtkWidget *
