@@ -1286,16 +1286,10 @@ static gboolean
 place_preview_divider (gpointer user_data)
 {
   TsConvertWizard *self = user_data;
-  GtkWidget *start = gtk_paned_get_start_child (self->preview_paned);
-  int height = gtk_widget_get_height (GTK_WIDGET (self->preview_paned));
-  int width = gtk_widget_get_width (GTK_WIDGET (self->preview_paned));
-  int natural = 0;
 
   self->divider_id = 0;
-  if (start == NULL || height <= 0 || width <= 0)
-    return G_SOURCE_REMOVE;
-  gtk_widget_measure (start, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
-  gtk_paned_set_position (self->preview_paned, MIN (natural, height * 45 / 100));
+  ts_layout_view_fit_paned (self->preview_paned,
+                            gtk_widget_get_height (GTK_WIDGET (self->preview_paned)) * 45 / 100);
   return G_SOURCE_REMOVE;
 }
 

@@ -1350,3 +1350,31 @@ ts_layout_view_init (TsLayoutView *self)
   /* the cached picture is in device pixels */
   g_signal_connect (self, "notify::scale-factor", G_CALLBACK (on_scale_factor_changed), NULL);
 }
+
+/**
+ * ts_layout_view_fit_paned:
+ * @paned: a vertical paned whose start child holds a layout view, in a
+ *   scrolled window that propagates its natural height
+ * @max_height: the most the start child may take
+ *
+ * Moves the divider so that the start child takes its natural height at
+ * the paned's width (the whole diagram, nothing to scroll), or
+ * @max_height where that is less. The paned keeps either side at its
+ * minimum, whatever is set.
+ *
+ * Returns: FALSE, and nothing moved, while the paned has no size
+ */
+gboolean
+ts_layout_view_fit_paned (GtkPaned *paned,
+                          int       max_height)
+{
+  GtkWidget *start = gtk_paned_get_start_child (paned);
+  int width = gtk_widget_get_width (GTK_WIDGET (paned));
+  int natural = 0;
+
+  if (start == NULL || width <= 0 || gtk_widget_get_height (GTK_WIDGET (paned)) <= 0)
+    return FALSE;
+  gtk_widget_measure (start, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
+  gtk_paned_set_position (paned, MIN (natural, max_height));
+  return TRUE;
+}

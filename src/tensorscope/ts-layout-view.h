@@ -46,4 +46,7 @@ void               ts_layout_view_zoom_to_band      (TsLayoutView      *self,
 void               ts_layout_view_set_zoom_step     (TsLayoutView      *self,
                                                      double             step);
 
+gboolean           ts_layout_view_fit_paned         (GtkPaned          *paned,
+                                                     int                max_height);
+
 G_END_DECLS

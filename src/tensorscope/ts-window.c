@@ -44,6 +44,12 @@ struct _TsWindow
   GtkLabel             *error_rule;
   GtkWidget            *error_open_button;
   GtkPaned             *paned;
+  /* the diagram pane's height as the user chose it (a drag), or -1: it
+   * fits the diagram, up to FIT_SHARE % of the window */
+  int                   layout_height;
+  gboolean              divider_moved;   /* by the user, since the model showed */
+  gboolean              placing_divider;
+  guint                 divider_id;
   GtkLabel             *range_label;
   GtkWidget            *export_button;
   TsLayoutView         *layout_view;
@@ -266,6 +272,59 @@ watch_files (TsWindow    *self,
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The diagram pane                                                          */
+
+/* The share of the window a diagram pane takes at most that no height was
+ * chosen for: the rest keeps rows of the table in view. */
+#define FIT_SHARE 60
+
+/* The pane takes the diagram's height, nothing to scroll, up to the height
+ * the user chose or, where none was, FIT_SHARE % of the window; after a
+ * drag in this window it stays where it was put. A new geometry (another
+ * model, width or zoom) or a resized window places it again. */
+static gboolean
+place_divider (gpointer user_data)
+{
+  TsWindow *self = user_data;
+  int most = self->layout_height > 0 ? self->layout_height
+                                     : gtk_widget_get_height (GTK_WIDGET (self->paned)) * FIT_SHARE / 100;
+
+  self->divider_id = 0;
+  if (self->model == NULL || self->divider_moved || ts_layout_view_get_pending (self->layout_view))
+    return G_SOURCE_REMOVE;
+  self->placing_divider = TRUE;
+  ts_layout_view_fit_paned (self->paned, most);
+  self->placing_divider = FALSE;
+  return G_SOURCE_REMOVE;
+}
+
+/* after the allocation that changed the sizes, not inside it */
+static void
+queue_place_divider (TsWindow *self)
+{
+  if (self->divider_id == 0)
+    self->divider_id = g_idle_add (place_divider, self);
+}
+
+/* A move that is not ours is the user's (a drag, or the keyboard's F8 and
+ * arrows): that height is theirs, kept for later windows. The paned's own
+ * clamp to a window grown shorter is neither. */
+static void
+on_divider_moved (TsWindow *self)
+{
+  int position = gtk_paned_get_position (self->paned);
+  int max_position = 0;
+
+  if (self->placing_divider || self->model == NULL)
+    return;
+  g_object_get (self->paned, "max-position", &max_position, NULL);
+  if (position >= max_position)
+    return;
+  self->layout_height = position;
+  self->divider_moved = TRUE;
+}
+
 static void
 set_model (TsWindow    *self,
            TsModelFile *model,
@@ -277,6 +336,9 @@ set_model (TsWindow    *self,
   ts_layout_set_show_title (layout, FALSE);
 
   g_set_object (&self->model, model);
+  /* the pane fits the new diagram once its geometry is there */
+  self->divider_moved = FALSE;
+  queue_place_divider (self);
 
   ts_tensor_table_set_model_file (self->tensor_table, model);
   ts_layout_view_set_layout (self->layout_view, layout);
@@ -940,7 +1002,14 @@ load_settings (TsWindow *self)
                                g_settings_get_int (self->settings, "window-height"));
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
+  {
+    g_autoptr(GVariant) chosen = g_settings_get_user_value (self->settings, "layout-height");
+
+    self->layout_height = chosen != NULL ? g_variant_get_int32 (chosen) : -1;
+  }
+  self->placing_divider = TRUE;
   gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "layout-height"));
+  self->placing_divider = FALSE;
   ts_layout_view_set_zoom_step (self->layout_view, g_settings_get_double (self->settings, "zoom-step"));
 }
 
@@ -958,9 +1027,8 @@ ts_window_close_request (GtkWindow *window)
       g_settings_set_int (self->settings, "window-height", height);
     }
   g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
-  if (self->model != NULL)
-    g_settings_set_int (self->settings, "layout-height",
-                        CLAMP (gtk_paned_get_position (self->paned), 120, 4000));
+  if (self->divider_moved)
+    g_settings_set_int (self->settings, "layout-height", CLAMP (self->layout_height, 120, 4000));
   g_settings_apply (self->settings);
 
   /* a load (or a chooser) still running stops with the window, and so
@@ -1014,6 +1082,7 @@ ts_window_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->banner_id, g_source_remove);
+  g_clear_handle_id (&self->divider_id, g_source_remove);
   clear_monitors (self);
   if (self->export_dialog != NULL)
     gtk_window_close (self->export_dialog);
@@ -1076,6 +1145,8 @@ ts_window_class_init (TsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TsWindow, error_retry_button);
   gtk_widget_class_bind_template_child (widget_class, TsWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, on_zoom_changed);
+  gtk_widget_class_bind_template_callback (widget_class, queue_place_divider);
+  gtk_widget_class_bind_template_callback (widget_class, on_divider_moved);
   gtk_widget_class_bind_template_callback (widget_class, on_select_hidden_tensor);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);

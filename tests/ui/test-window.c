@@ -2310,6 +2310,117 @@ test_gguf_split_set (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+layout_laid_out (gpointer data)
+{
+  TsLayout *layout = ts_layout_view_get_layout (data);
+
+  return layout != NULL && !ts_layout_view_get_pending (data) && ts_layout_get_height (layout) > 0;
+}
+
+/* the diagram pane of @window once its diagram is laid out and the divider
+ * placed; @natural: the height the pane's side asks for */
+static GtkPaned *
+settled_layout_pane (TsWindow *window,
+                     int      *natural)
+{
+  TsLayoutView *view = ts_window_get_layout_view (window);
+  GtkPaned *paned = GTK_PANED (gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_PANED));
+
+  ts_test_wait_until (layout_laid_out, view, 10, "the diagram to be laid out");
+  ts_test_run_for (300);
+  gtk_widget_measure (gtk_paned_get_start_child (paned), GTK_ORIENTATION_VERTICAL,
+                      gtk_widget_get_width (GTK_WIDGET (paned)), NULL, natural, NULL, NULL);
+  return paned;
+}
+
+/* the whole diagram shows: the pane scrolls no further than it is tall */
+static void
+assert_nothing_to_scroll (TsWindow *window)
+{
+  GtkWidget *viewport = gtk_widget_get_ancestor (GTK_WIDGET (ts_window_get_layout_view (window)),
+                                                 GTK_TYPE_VIEWPORT);
+  GtkAdjustment *adj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport));
+
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adj), <=, gtk_adjustment_get_page_size (adj) + 1);
+}
+
+/* The diagram pane fits its diagram, up to 60 % of the window while no
+ * height was chosen (it kept a fixed 330 px: a one-file GGUF left a band
+ * of blank under its legend, the sharded sample's second strip was cut
+ * off); a divider moved by the user is their height, kept on close for
+ * later windows, which fit within it */
+static void
+test_layout_pane_fits (void)
+{
+  GSettings *settings = ts_application_get_settings (TS_APPLICATION (app));
+  g_autofree char *dir = g_build_filename (fixture_dir, "pane-sample", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) chosen = NULL;
+  TsSampleOptions options;
+  TsWindow *window;
+  GtkPaned *paned;
+  int natural;
+
+  ts_sample_options_init (&options);
+  g_assert_true (ts_sample_write (folder, &options, NULL, &error));
+  g_assert_no_error (error);
+  g_settings_reset (settings, "layout-height");
+
+  /* a one-file GGUF: the pane ends where its diagram does */
+  window = open_in_new_window (gguf_path);
+  paned = settled_layout_pane (window, &natural);
+  g_test_message ("GGUF: pane %d, natural %d, paned %d", gtk_paned_get_position (paned), natural,
+                  gtk_widget_get_height (GTK_WIDGET (paned)));
+  g_assert_cmpint (natural, <, gtk_widget_get_height (GTK_WIDGET (paned)) * 60 / 100);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==, natural);
+  assert_nothing_to_scroll (window);
+  save_screenshot (GTK_WIDGET (window), "layout-pane-fits-gguf.png");
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* the built-in sample's two strips, labels and legend whole */
+  window = open_in_new_window (dir);
+  paned = settled_layout_pane (window, &natural);
+  g_test_message ("sample: pane %d, natural %d, paned %d", gtk_paned_get_position (paned), natural,
+                  gtk_widget_get_height (GTK_WIDGET (paned)));
+  g_assert_cmpint (natural, >, 330);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==,
+                   MIN (natural, gtk_widget_get_height (GTK_WIDGET (paned)) * 60 / 100));
+  if (natural <= gtk_widget_get_height (GTK_WIDGET (paned)) * 60 / 100)
+    assert_nothing_to_scroll (window);
+  save_screenshot (GTK_WIDGET (window), "layout-pane-fits-sample.png");
+
+  /* the user moves the divider: it stays there through a new geometry
+   * (a zoom), and is the height later windows take at most */
+  gtk_paned_set_position (paned, 150);
+  ts_layout_view_zoom_in (ts_window_get_layout_view (window));
+  ts_test_wait_until (layout_laid_out, ts_window_get_layout_view (window), 10, "the zoomed diagram");
+  ts_test_run_for (300);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==, 150);
+  gtk_window_close (GTK_WINDOW (window));
+  ts_test_run_for (100);
+  chosen = g_settings_get_user_value (settings, "layout-height");
+  g_assert_nonnull (chosen);
+  g_assert_cmpint (g_variant_get_int32 (chosen), ==, 150);
+
+  window = open_in_new_window (dir);
+  paned = settled_layout_pane (window, &natural);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==, 150);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* a chosen height taller than a diagram: the pane still ends with it */
+  g_settings_set_int (settings, "layout-height", 700);
+  window = open_in_new_window (gguf_path);
+  paned = settled_layout_pane (window, &natural);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==, natural);
+  /* closed without a move: nothing new is stored */
+  gtk_window_close (GTK_WINDOW (window));
+  ts_test_run_for (100);
+  g_assert_cmpint (g_settings_get_int (settings, "layout-height"), ==, 700);
+  g_settings_reset (settings, "layout-height");
+}
+
 static void
 test_sharded_sample (void)
 {
@@ -3133,6 +3244,7 @@ main (int   argc,
   g_test_add_func ("/window/layout-announces", test_layout_announces);
   g_test_add_func ("/window/layout-focus-stays-visible", test_layout_focus_stays_visible);
   g_test_add_func ("/window/sharded-sample", test_sharded_sample);
+  g_test_add_func ("/window/layout-pane-fits", test_layout_pane_fits);
   g_test_add_func ("/window/gguf-split-set", test_gguf_split_set);
   g_test_add_func ("/window/export-dialog", test_export_dialog);
   g_test_add_func ("/window/export-page-limits", test_export_page_limits);
