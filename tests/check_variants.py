@@ -218,6 +218,62 @@ def main():
         check("rope-linear: linear, factor 2", kv(g, "llama.rope.scaling.type") == "linear"
               and kv(g, "llama.rope.scaling.factor") == 2.0)
 
+    # yarn scaling (long-context fine-tunes): the type, the factor, the
+    # context trained for, and each yarn value config.json gives, in the
+    # converter's order, before freq_base; attn_factor stands in for a
+    # missing attention_factor; the context may be at the top level
+    yarn_cases = (
+        ("rope-yarn", {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768,
+                       "beta_fast": 32, "beta_slow": 1, "attention_factor": 1.1,
+                       "extrapolation_factor": 1}, {}),
+        ("rope-yarn-attn-factor", {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 8192,
+                                   "attn_factor": 0.9, "beta_fast": None}, {}),
+        ("rope-yarn-orig-top", {"rope_type": "yarn", "factor": 2.0}, {"original_max_position_embeddings": 4096}),
+    )
+    for name, rope, top in yarn_cases:
+        d = variant(name, BASE, lambda d, rope=rope, top=top: edit_json(d, "config.json", lambda c: (
+            c.__setitem__("rope_scaling", rope), c.update(top))))
+        g = convert_both(name, d, "bf16")
+        if not g:
+            continue
+        keys = [k["key"] for k in g["kvs"]]
+        scaling = [k for k in keys if k.startswith("llama.rope.scaling.")]
+        want = ["llama.rope.scaling.type", "llama.rope.scaling.factor",
+                "llama.rope.scaling.original_context_length"] + \
+            [f"llama.rope.scaling.yarn_{n}" for n, m in (("ext_factor", "extrapolation_factor"),
+                                                         ("attn_factor", "attention_factor"),
+                                                         ("beta_fast", "beta_fast"),
+                                                         ("beta_slow", "beta_slow"))
+             if rope.get(m, rope.get("attn_factor") if m == "attention_factor" else None) is not None]
+        check(f"{name}: yarn keys in order, right before freq_base", scaling == want and
+              keys.index("llama.rope.freq_base") == keys.index(scaling[-1]) + 1, f"{scaling}")
+        check(f"{name}: yarn, factor and original context",
+              kv(g, "llama.rope.scaling.type") == "yarn" and
+              kv(g, "llama.rope.scaling.factor") == float(rope["factor"]) and
+              kv(g, "llama.rope.scaling.original_context_length") ==
+              rope.get("original_max_position_embeddings", top.get("original_max_position_embeddings")))
+        if name == "rope-yarn-attn-factor":
+            check(f"{name}: attn_factor as yarn_attn_factor", abs(kv(g, "llama.rope.scaling.yarn_attn_factor") - 0.9) < 1e-6)
+        r = cli("audit", str(d), str(WORK / f"{name}.bf16.ours.gguf"))
+        check(f"{name}: the audit passes the conversion", r.returncode == 0, r.stdout[-400:])
+
+    # dynamic NTK scaling: the converter writes nothing of it (llama.cpp
+    # does not do it for this architecture), with a warning; no factor for
+    # linear or yarn: nothing either
+    for name, rope in (("rope-dynamic", {"type": "dynamic", "factor": 2.0}),
+                       ("rope-yarn-no-factor", {"rope_type": "yarn", "original_max_position_embeddings": 64})):
+        d = variant(name, BASE, lambda d, rope=rope: edit_json(d, "config.json", lambda c: c.__setitem__(
+            "rope_scaling", rope)))
+        g = convert_both(name, d, "bf16")
+        if g:
+            check(f"{name}: no rope.scaling key, no rope_freqs",
+                  not any(k["key"].startswith("llama.rope.scaling.") for k in g["kvs"]) and
+                  tensor(g, "rope_freqs.weight") is None)
+        r = cli("convert", str(d), "-o", str(WORK / f"{name}.again.gguf"), "--force")
+        check(f"{name}: the conversion warns that nothing is scaled",
+              r.returncode == 0 and ("dynamic NTK" in r.stderr if name == "rope-dynamic"
+                                     else "has no factor" in r.stderr), r.stderr.strip())
+
     # original_max_position_embeddings: inside the rope parameters first, then top level
     def orig_inside(c):
         c["rope_scaling"]["original_max_position_embeddings"] = 64
@@ -743,6 +799,20 @@ def main():
                    variant("rope-Linear", BASE, cfg(lambda c: c.__setitem__(
                        "rope_scaling", {"type": "Linear", "factor": 2.0}))),
                    "\"Linear\" is not supported")
+    expect_refusal("yarn rope scaling without the context trained for",
+                   variant("rope-yarn-no-orig", BASE, cfg(lambda c: c.__setitem__(
+                       "rope_scaling", {"rope_type": "yarn", "factor": 2.0}))),
+                   "needs \"rope_scaling.original_max_position_embeddings\"")
+    expect_refusal("yarn's original context as a float",
+                   variant("rope-yarn-orig-float", BASE, cfg(lambda c: c.__setitem__(
+                       "rope_scaling", {"rope_type": "yarn", "factor": 2.0,
+                                        "original_max_position_embeddings": 4096.0}))),
+                   "original_max_position_embeddings\" must be an integer")
+    expect_refusal("longrope scaling",
+                   variant("rope-longrope", BASE, cfg(lambda c: c.__setitem__(
+                       "rope_scaling", {"type": "longrope", "long_factor": [1.0] * 8,
+                                        "short_factor": [1.0] * 8}))),
+                   "\"longrope\" is not supported")
     expect_refusal("rope parameters per attention type",
                    variant("rope-per-type", BASE, cfg(lambda c: c.__setitem__(
                        "rope_parameters", {"full_attention": {"rope_type": "default"},

@@ -341,6 +341,101 @@ rope_number (TsHfConfig  *config,
   return TRUE;
 }
 
+static void
+add_rope_scaling (TsHfConfig  *config,
+                  const char  *suffix,
+                  TsValueType  type,
+                  double       value,
+                  char        *origin)
+{
+  g_assert (config->n_rope_scaling < G_N_ELEMENTS (config->rope_scaling));
+  if (config->rope_scaling_origins == NULL)
+    config->rope_scaling_origins = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (config->rope_scaling_origins, origin);
+  config->rope_scaling[config->n_rope_scaling++] = (TsArchHparam) { suffix, type, value, origin, FALSE };
+}
+
+/* What TextModel.set_gguf_parameters() writes of the rope scaling, for a
+ * rope_type it knows and a factor that is there: linear, the factor; yarn,
+ * the factor, the original context (which it must have: a KeyError stops
+ * it without one) and each yarn value the object gives. It writes nothing
+ * for the other types: llama3's is the rope_freqs tensor, and "dynamic"
+ * (dynamic NTK, which llama.cpp does not do for this architecture) it
+ * passes over, as ts_arch_for_config() warns. */
+static gboolean
+list_rope_scaling (TsHfConfig  *config,
+                   JsonObject  *root,
+                   JsonObject  *rp,
+                   GError     **error)
+{
+  static const struct
+  {
+    const char *suffix;
+    const char *member;
+    const char *other;   /* read where @member is absent */
+  } yarn_values[] = {
+    { "rope.scaling.yarn_ext_factor", "extrapolation_factor", NULL },
+    { "rope.scaling.yarn_attn_factor", "attention_factor", "attn_factor" },
+    { "rope.scaling.yarn_beta_fast", "beta_fast", NULL },
+    { "rope.scaling.yarn_beta_slow", "beta_slow", NULL },
+  };
+  const char *o = config->rope_origin;
+  g_autofree char *where = g_strdup_printf ("%s.", o);
+  JsonObject *ctx_obj = rp;
+  guint64 orig_ctx;
+
+  if (config->rope_type == NULL || !config->has_rope_factor)
+    return TRUE;
+  if (g_str_equal (config->rope_type, "linear"))
+    {
+      config->rope_scaling_type = "linear";
+      add_rope_scaling (config, "rope.scaling.factor", TS_VALUE_FLOAT32, config->rope_factor,
+                        g_strdup_printf ("config.json: %s.factor", o));
+      return TRUE;
+    }
+  if (!g_str_equal (config->rope_type, "yarn"))
+    return TRUE;
+
+  /* the top-level value stands in for a missing one only */
+  if (!json_object_has_member (rp, "original_max_position_embeddings"))
+    ctx_obj = json_object_has_member (root, "original_max_position_embeddings") ? root : NULL;
+  if (ctx_obj == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: yarn rope scaling needs \"%s.original_max_position_embeddings\" "
+                     "(or one at the top level), the context the model was trained for"), o);
+      return FALSE;
+    }
+  if (!read_uint (ctx_obj, "original_max_position_embeddings", &orig_ctx) || orig_ctx > G_MAXUINT32)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: \"%soriginal_max_position_embeddings\" must be an integer "
+                     "from 0 to 4294967295"), ctx_obj == rp ? where : "");
+      return FALSE;
+    }
+  config->rope_scaling_type = "yarn";
+  add_rope_scaling (config, "rope.scaling.factor", TS_VALUE_FLOAT32, config->rope_factor,
+                    g_strdup_printf ("config.json: %s.factor", o));
+  add_rope_scaling (config, "rope.scaling.original_context_length", TS_VALUE_UINT32, (double) orig_ctx,
+                    ctx_obj == rp ? g_strdup_printf ("config.json: %s.original_max_position_embeddings", o)
+                                  : g_strdup ("config.json: original_max_position_embeddings"));
+  for (guint i = 0; i < G_N_ELEMENTS (yarn_values); i++)
+    {
+      const char *member = yarn_values[i].member;
+      double value;
+      gboolean present;
+
+      if (yarn_values[i].other != NULL && !json_object_has_member (rp, member))
+        member = yarn_values[i].other;
+      if (!get_number (rp, where, member, TRUE, &value, &present, error))
+        return FALSE;
+      if (present)
+        add_rope_scaling (config, yarn_values[i].suffix, TS_VALUE_FLOAT32, value,
+                          g_strdup_printf ("config.json: %s.%s", o, member));
+    }
+  return TRUE;
+}
+
 /* The rope parameters as llama.cpp's converter reads them: the
  * "rope_parameters" object (transformers 5) or else "rope_scaling", with
  * the top-level rope_theta and original_max_position_embeddings standing
@@ -410,7 +505,8 @@ read_rope (TsHfConfig  *config,
          rope_number (config, rp, "high_freq_factor", FALSE, 4.0, &config->rope_high_freq_factor,
                       NULL, error) &&
          rope_number (config, rp, "original_max_position_embeddings", FALSE,
-                      top_found ? top_context : 8192.0, &config->rope_original_context, NULL, error);
+                      top_found ? top_context : 8192.0, &config->rope_original_context, NULL, error) &&
+         list_rope_scaling (config, root, rp, error);
 }
 
 static gboolean
@@ -614,6 +710,7 @@ ts_hf_config_free (TsHfConfig *config)
   g_free (config->name_or_path);
   g_free (config->rope_type);
   g_free (config->rope_origin);
+  g_clear_pointer (&config->rope_scaling_origins, g_ptr_array_unref);
   g_free (config->n_kv_heads_origin);
   g_free (config->context_length_origin);
   g_free (config->rope_theta_origin);
@@ -628,13 +725,6 @@ gboolean
 ts_hf_config_has_rope_freqs (const TsHfConfig *config)
 {
   return config->rope_type != NULL && g_ascii_strcasecmp (config->rope_type, "llama3") == 0;
-}
-
-gboolean
-ts_hf_config_has_linear_rope (const TsHfConfig *config)
-{
-  return config->rope_type != NULL && g_str_equal (config->rope_type, "linear") &&
-         config->has_rope_factor;
 }
 
 /* Every step in float32, as the converter's torch code does. There a
@@ -707,11 +797,13 @@ ts_arch_for_config (const TsHfConfig  *config,
         {
           if (config->rope_type != NULL && !ts_hf_config_has_rope_freqs (config) &&
               !g_str_equal (config->rope_type, "linear") &&
+              !g_str_equal (config->rope_type, "yarn") &&
+              !g_str_equal (config->rope_type, "dynamic") &&
               !g_str_equal (config->rope_type, "default"))
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                            _("config.json: %s type \"%s\" is not supported "
-                           "(llama3, linear and default are)"), config->rope_origin,
+                           "(llama3, linear, yarn, dynamic and default are)"), config->rope_origin,
                            config->rope_type);
               return NULL;
             }

@@ -20,6 +20,21 @@ typedef enum
   TS_PERMUTE_K,     /* rows reordered per key/value head */
 } TsPermute;
 
+/* A hyperparameter key of the architecture (without the "ARCH." prefix),
+ * the type llama.cpp reads it as, its value from @config and where that
+ * comes from; @per_layer if llama.cpp also takes an array, one item a
+ * layer. The conversion writes them in this order; the audit checks them. */
+typedef struct
+{
+  const char *suffix;
+  TsValueType type;       /* uint32, float32 or bool */
+  double      value;      /* a uint32 is exact in a double; a bool is 0 or 1 */
+  const char *origin;
+  gboolean    per_layer;
+} TsArchHparam;
+
+#define TS_ARCH_MAX_HPARAMS 16
+
 /* The fields of a Hugging Face config.json that conversion reads. */
 typedef struct
 {
@@ -55,6 +70,14 @@ typedef struct
   double   rope_high_freq_factor;
   double   rope_original_context;
   gboolean has_rope_factor;
+  /* what the converter writes of the rope scaling before rope.freq_base:
+   * rope.scaling.type ("linear" or "yarn"; NULL: nothing), then these
+   * keys in its order (linear: the factor; yarn: the factor, the original
+   * context and the yarn values config.json gives) */
+  const char  *rope_scaling_type;
+  TsArchHparam rope_scaling[6];
+  guint        n_rope_scaling;
+  GPtrArray   *rope_scaling_origins;  /* owns their origins */
   gboolean bos_is_int;            /* bos_token_id a single integer */
   gint64   bos_token_id;
   gboolean eos_is_int;
@@ -66,8 +89,6 @@ TsHfConfig  *ts_hf_config_load            (GFile             *dir,
 void         ts_hf_config_free            (TsHfConfig        *config);
 /* llama3-type rope scaling: conversion generates rope_freqs.weight */
 gboolean     ts_hf_config_has_rope_freqs  (const TsHfConfig  *config);
-/* linear rope scaling with a factor: written as llama.rope.scaling.* */
-gboolean     ts_hf_config_has_linear_rope (const TsHfConfig  *config);
 /* head_dim / 2 float32 factors, computed as llama.cpp's converter does */
 float       *ts_hf_config_compute_rope_freqs (const TsHfConfig *config,
                                               guint            *n_values);
@@ -94,20 +115,6 @@ gboolean      ts_arch_check_shape         (const TsArch      *arch,
                                            const guint64     *shape,
                                            guint              n_dims,
                                            GError           **error);
-/* A hyperparameter key of the architecture (without the "ARCH." prefix),
- * the type llama.cpp reads it as, its value from @config and where that
- * comes from; @per_layer if llama.cpp also takes an array, one item a
- * layer. The conversion writes them in this order; the audit checks them. */
-typedef struct
-{
-  const char *suffix;
-  TsValueType type;       /* uint32, float32 or bool */
-  double      value;      /* a uint32 is exact in a double; a bool is 0 or 1 */
-  const char *origin;
-  gboolean    per_layer;
-} TsArchHparam;
-
-#define TS_ARCH_MAX_HPARAMS 16
 
 guint         ts_arch_list_hparams        (const TsArch      *arch,
                                            const TsHfConfig  *config,

@@ -337,8 +337,9 @@ check_geometry (MetaContext *ctx)
       check_uint_if_present (ctx, "attention.value_length", c->head_dim, origin);
     }
 
-  /* linear rope scaling is metadata; llama3's is the rope_freqs tensor */
-  if (ts_hf_config_has_linear_rope (c))
+  /* linear and yarn rope scaling are metadata; llama3's is the rope_freqs
+   * tensor */
+  if (c->rope_scaling_type != NULL)
     {
       g_autofree char *type = NULL;
       TsMetadataEntry *entry = lookup (ctx, "rope.scaling.type", &key);
@@ -346,10 +347,15 @@ check_geometry (MetaContext *ctx)
 
       type = entry ? ts_metadata_entry_dup_string (entry) : NULL;
       _ts_audit_report_add_check (ctx->report, name,
-                                  g_strcmp0 (type, "linear") == 0 ? TS_AUDIT_PASS : TS_AUDIT_FAIL,
-                                  _("\"%s\"; config.json's %s asks for linear scaling"),
-                                  type ? type : _("nothing"), c->rope_origin);
-      check_float (ctx, "rope.scaling.factor", c->rope_factor, c->rope_origin);
+                                  g_strcmp0 (type, c->rope_scaling_type) == 0 ? TS_AUDIT_PASS : TS_AUDIT_FAIL,
+                                  _("\"%s\"; config.json's %s asks for %s scaling"),
+                                  type ? type : _("nothing"), c->rope_origin, c->rope_scaling_type);
+      for (guint j = 0; j < c->n_rope_scaling; j++)
+        if (c->rope_scaling[j].type == TS_VALUE_FLOAT32)
+          check_float (ctx, c->rope_scaling[j].suffix, c->rope_scaling[j].value, c->rope_scaling[j].origin);
+        else
+          check_uint (ctx, c->rope_scaling[j].suffix, (guint64) c->rope_scaling[j].value,
+                      c->rope_scaling[j].origin);
     }
   else
     {
@@ -517,7 +523,8 @@ check_other_arch_keys (MetaContext *ctx)
       if (!g_str_has_prefix (key, ctx->arch) || key[prefix_len - 1] != '.')
         continue;
       suffix = key + prefix_len;
-      if (g_strv_contains (checked_suffixes, suffix) || is_hparam (hp, n_hp, suffix))
+      if (g_strv_contains (checked_suffixes, suffix) || is_hparam (hp, n_hp, suffix) ||
+          is_hparam (ctx->config->rope_scaling, ctx->config->n_rope_scaling, suffix))
         continue;
       for (k = 0; k < G_N_ELEMENTS (read_by_llama_cpp); k++)
         if (g_str_equal (suffix, read_by_llama_cpp[k].suffix))

@@ -777,6 +777,19 @@ add_sampling (TsConversionPlan  *self,
 }
 
 static void
+add_hparam (TsGgufMetadata     *md,
+            const char         *key,
+            const TsArchHparam *hp)
+{
+  if (hp->type == TS_VALUE_FLOAT32)
+    ts_gguf_metadata_add_float32 (md, key, (float) hp->value, hp->origin);
+  else if (hp->type == TS_VALUE_BOOL)
+    ts_gguf_metadata_add_bool (md, key, hp->value != 0, hp->origin);
+  else
+    ts_gguf_metadata_add_uint32 (md, key, (guint32) hp->value, hp->origin);
+}
+
+static void
 add_hyperparameters (TsConversionPlan *self)
 {
   TsGgufMetadata *md = self->metadata;
@@ -789,21 +802,17 @@ add_hyperparameters (TsConversionPlan *self)
 #define KEY(suffix) (g_free (k), k = g_strdup_printf ("%s.%s", a, suffix))
   for (guint i = 0; i < n; i++)
     {
-      /* TextModel.set_gguf_parameters() writes linear scaling before the base */
-      if (g_str_equal (hp[i].suffix, "rope.freq_base") && ts_hf_config_has_linear_rope (c))
+      /* TextModel.set_gguf_parameters() writes the rope scaling (linear,
+       * yarn) before the base */
+      if (g_str_equal (hp[i].suffix, "rope.freq_base") && c->rope_scaling_type != NULL)
         {
           g_autofree char *type_origin = g_strdup_printf ("config.json: %s", c->rope_origin);
-          g_autofree char *factor_origin = g_strdup_printf ("config.json: %s.factor", c->rope_origin);
 
-          ts_gguf_metadata_add_string (md, KEY ("rope.scaling.type"), "linear", type_origin);
-          ts_gguf_metadata_add_float32 (md, KEY ("rope.scaling.factor"), (float) c->rope_factor, factor_origin);
+          ts_gguf_metadata_add_string (md, KEY ("rope.scaling.type"), c->rope_scaling_type, type_origin);
+          for (guint j = 0; j < c->n_rope_scaling; j++)
+            add_hparam (md, KEY (c->rope_scaling[j].suffix), &c->rope_scaling[j]);
         }
-      if (hp[i].type == TS_VALUE_FLOAT32)
-        ts_gguf_metadata_add_float32 (md, KEY (hp[i].suffix), (float) hp[i].value, hp[i].origin);
-      else if (hp[i].type == TS_VALUE_BOOL)
-        ts_gguf_metadata_add_bool (md, KEY (hp[i].suffix), hp[i].value != 0, hp[i].origin);
-      else
-        ts_gguf_metadata_add_uint32 (md, KEY (hp[i].suffix), (guint32) hp[i].value, hp[i].origin);
+      add_hparam (md, KEY (hp[i].suffix), &hp[i]);
     }
   if (c->has_head_dim)
     {
@@ -1062,6 +1071,16 @@ load_source (TsConversionPlan  *self,
   /* keys config.json leaves to transformers' defaults, as the converter does */
   for (guint i = 0; self->config->defaults_used != NULL && i < self->config->defaults_used->len; i++)
     add_warning (self, "%s", (const char *) g_ptr_array_index (self->config->defaults_used, i));
+  if (self->config->rope_type != NULL && g_str_equal (self->config->rope_type, "dynamic"))
+    add_warning (self, _("config.json: %s type \"dynamic\" (dynamic NTK) is left out, as llama.cpp's "
+                         "converter leaves it: llama.cpp runs this architecture without it, so "
+                         "contexts beyond max_position_embeddings are not scaled"),
+                 self->config->rope_origin);
+  if (self->config->rope_type != NULL && self->config->rope_scaling_type == NULL &&
+      (g_str_equal (self->config->rope_type, "linear") || g_str_equal (self->config->rope_type, "yarn")))
+    add_warning (self, _("config.json: %s type \"%s\" has no factor: nothing is scaled, and no "
+                         "rope.scaling key is written, as llama.cpp's converter does"),
+                 self->config->rope_origin, self->config->rope_type);
   self->source = ts_model_file_load (self->dir, cancellable, error);
   if (self->source == NULL)
     return FALSE;

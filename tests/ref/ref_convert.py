@@ -987,7 +987,7 @@ def convert(model_dir, outtype, pre_override=None, transformers_head_dim=False):
         rope_params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
     rope_type = rope_params.get("rope_type")
     is_llama3 = rope_type is not None and rope_type.lower() == "llama3"
-    if rope_type is not None and not is_llama3 and rope_type not in ("linear", "default"):
+    if rope_type is not None and not is_llama3 and rope_type not in ("linear", "yarn", "dynamic", "default"):
         raise ConvertError(f"rope type {rope_type!r} not supported by the reference")
 
     # ---- tensors: (gguf name, ggml type, gguf dims (fastest first), data bytes)
@@ -1088,6 +1088,22 @@ def convert(model_dir, outtype, pre_override=None, transformers_head_dim=False):
     if rope_type == "linear" and rope_params.get("factor") is not None:
         kv.append(("llama.rope.scaling.type", T_STRING, "linear"))
         kv.append(("llama.rope.scaling.factor", T_FLOAT32, rope_params["factor"]))
+    # yarn: the factor, the context trained for (a KeyError without one), then
+    # each yarn value present; "dynamic" is passed over (nothing written)
+    if rope_type == "yarn" and rope_params.get("factor") is not None:
+        if "original_max_position_embeddings" not in rope_params:
+            raise ConvertError("yarn rope scaling without original_max_position_embeddings")
+        kv.append(("llama.rope.scaling.type", T_STRING, "yarn"))
+        kv.append(("llama.rope.scaling.factor", T_FLOAT32, rope_params["factor"]))
+        kv.append(("llama.rope.scaling.original_context_length", T_UINT32,
+                   rope_params["original_max_position_embeddings"]))
+        attn = rope_params.get("attention_factor", rope_params.get("attn_factor"))
+        for key, value in (("yarn_ext_factor", rope_params.get("extrapolation_factor")),
+                           ("yarn_attn_factor", attn),
+                           ("yarn_beta_fast", rope_params.get("beta_fast")),
+                           ("yarn_beta_slow", rope_params.get("beta_slow"))):
+            if value is not None:
+                kv.append((f"llama.rope.scaling.{key}", T_FLOAT32, value))
     if rope_params.get("rope_theta") is not None:
         kv.append(("llama.rope.freq_base", T_FLOAT32, rope_params["rope_theta"]))
     eps = next((config[k] for k in ("rms_norm_eps", "norm_eps") if k in config), None)
