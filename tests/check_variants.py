@@ -569,6 +569,38 @@ def main():
               and kv(g, "general.description") == "a\n\nb",
               repr([kv(g, k) for k in ("general.name", "general.author", "general.description")]))
 
+    # block scalars as PyYAML reads them: a literal keeps its empty lines
+    # (they were dropped: "para one\npara two"), "|+" its trailing ones,
+    # "|-" none; a folded one joins lines with a space, keeps the breaks of
+    # empty lines and folds nothing around a more-indented line
+    card = ('---\n'
+            'model_name: |\n'
+            '  Tiny\n'
+            '\n'
+            '  Model\n'
+            'description: |+\n'
+            '  kept\n'
+            '\n'
+            'license: other\n'
+            'license_name: >-\n'
+            '  folded\n'
+            '  text\n'
+            '\n'
+            '    indented\n'
+            '  end\n'
+            'model_creator: |-\n'
+            '  no break\n'
+            '---\n')
+    d = variant("card-block-scalars", BASE, lambda d: (d / "README.md").write_text(card, encoding="utf-8"))
+    g = convert_both("card-block-scalars", d, "bf16")
+    if g:
+        check("card-block-scalars: literal, kept, folded and stripped blocks read as YAML reads them",
+              kv(g, "general.name") == "Tiny\n\nModel\n" and kv(g, "general.description") == "kept\n\n"
+              and kv(g, "general.license.name") == "folded text\n\n  indented\nend"
+              and kv(g, "general.author") == "no break",
+              repr([kv(g, k) for k in ("general.name", "general.description", "general.license.name",
+                                       "general.author")]))
+
     # Llama 3's pre-tokenizer without model.ignore_merges (false, or absent
     # as older tokenizers saved it): llama.cpp's "smaug-bpe" (the same
     # pattern, merges always applied), not "llama-bpe" (which ignores them

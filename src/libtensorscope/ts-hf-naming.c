@@ -875,7 +875,12 @@ line_is_blank (const char *line)
   return *p == '\0' || *p == '#';
 }
 
-/* "key: |" or "key: >" and the more-indented lines after it */
+/* "key: |" or "key: >" and the more-indented lines after it, as PyYAML
+ * reads them: a literal keeps every line break; a folded one joins two
+ * lines with a space where one break parts them, keeps the breaks of the
+ * empty lines between them, and folds nothing around a line indented
+ * further; then the chomping: clip (one final break), strip ("-") or keep
+ * ("+": the trailing empty lines too). */
 static guint
 parse_block_scalar (char       **lines,
                     guint        i,
@@ -884,29 +889,45 @@ parse_block_scalar (char       **lines,
 {
   g_autoptr(GString) s = g_string_new (NULL);
   gboolean folded = indicator[0] == '>';
+  gboolean strip = strchr (indicator, '-') != NULL;
+  gboolean keep = strchr (indicator, '+') != NULL;
+  gboolean any = FALSE, prev_more = FALSE;
+  guint breaks = 0;   /* line breaks since the last line of text */
   int indent = -1;
 
   for (; lines[i] != NULL; i++)
     {
       const char *line = lines[i];
+      gboolean more;
 
       if (line[strspn (line, " ")] == '\0')
         {
-          g_string_append_c (s, '\n');
+          breaks++;
           continue;
         }
       if (indent < 0)
         indent = line_indent (line);
       if (indent == 0 || line_indent (line) < indent)
         break;
-      if (s->len > 0 && s->str[s->len - 1] != '\n')
-        g_string_append_c (s, folded ? ' ' : '\n');
+      more = line[indent] == ' ' || line[indent] == '\t';
+      if (any && folded && !more && !prev_more)
+        {
+          if (breaks == 1)
+            g_string_append_c (s, ' ');
+          for (guint b = 1; b < breaks; b++)
+            g_string_append_c (s, '\n');
+        }
+      else
+        for (guint b = 0; b < breaks; b++)
+          g_string_append_c (s, '\n');
       g_string_append (s, line + indent);
+      any = TRUE;
+      prev_more = more;
+      breaks = 1;
     }
-  while (s->len > 0 && s->str[s->len - 1] == '\n')
-    g_string_truncate (s, s->len - 1);
-  if (indicator[1] != '-' && s->len > 0)
-    g_string_append_c (s, '\n');
+  if (any && !strip)
+    for (guint b = 0; b < (keep ? breaks : 1); b++)
+      g_string_append_c (s, '\n');
   *out = card_value_new (CARD_SCALAR, s->str);
   return i;
 }
@@ -1173,6 +1194,10 @@ load_model_card (GFile *dir)
       untabbed = g_strjoinv ("  ", tabs);   /* gguf-py turns tabs into two spaces */
       g_string_append_printf (yaml, "%s\n", untabbed);
     }
+  /* a line each, and no empty one after the last line's break (a kept
+   * block scalar would count it) */
+  if (yaml->len > 0)
+    g_string_truncate (yaml, yaml->len - 1);
   yaml_lines = g_strsplit (yaml->str, "\n", -1);
   return parse_front_matter (yaml_lines);
 }
