@@ -158,6 +158,19 @@ def main():
             d = os.path.join(tmp, "v%d" % i)
             checkpoint(d, *args)
             variants.append(d)
+        # yarn rope scaling, and a model card of block scalars
+        d = os.path.join(tmp, "v-yarn")
+        checkpoint(d, "--rope-scaling", "none")
+        with open(os.path.join(d, "config.json"), encoding="utf-8") as f:
+            cfg = json.load(f)
+        cfg["rope_scaling"] = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192,
+                               "attn_factor": 0.9, "beta_fast": 32, "beta_slow": 1}
+        with open(os.path.join(d, "config.json"), "w", encoding="utf-8") as f:
+            json.dump(cfg, f)
+        with open(os.path.join(d, "README.md"), "w", encoding="utf-8") as f:
+            f.write("---\nmodel_name: |\n  Tiny\n\n  Model\ndescription: |+\n  kept\n\n"
+                    "license_name: >-\n  folded\n\n    more\n  end\n---\n")
+        variants.append(d)
         hf_seeds(out, variants)
 
         outputs = []
