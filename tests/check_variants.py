@@ -258,10 +258,10 @@ def main():
         check(f"{name}: the audit passes the conversion", r.returncode == 0, r.stdout[-400:])
 
     # dynamic NTK scaling: the converter writes nothing of it (llama.cpp
-    # does not do it for this architecture), with a warning; no factor for
-    # linear or yarn: nothing either
+    # does not do it for this architecture), with a warning; linear
+    # without a factor: nothing either
     for name, rope in (("rope-dynamic", {"type": "dynamic", "factor": 2.0}),
-                       ("rope-yarn-no-factor", {"rope_type": "yarn", "original_max_position_embeddings": 64})):
+                       ("rope-linear-no-factor", {"rope_type": "linear"})):
         d = variant(name, BASE, lambda d, rope=rope: edit_json(d, "config.json", lambda c: c.__setitem__(
             "rope_scaling", rope)))
         g = convert_both(name, d, "bf16")
@@ -601,6 +601,30 @@ def main():
               repr([kv(g, k) for k in ("general.name", "general.description", "general.license.name",
                                        "general.author")]))
 
+    # more block scalars, each judged by PyYAML itself (what gguf-py reads
+    # a card with), in a front matter closed by "---" and in one that runs
+    # to the end of the file: spaces beyond the indent on an otherwise
+    # empty line, an explicit indentation, "|+" of empty lines only,
+    # leading empty lines, chomping
+    import yaml  # python3-yaml
+    blocks = ["description: |\n  a\n   \n  b\n", "description: >\n  a\n   \n  b\n",
+              "description: |2\n    a\n  b\n", "description: |+\n\n\n", "description: |-\n  a\n\n",
+              "description: >+\n  a\n  b\n\n\n", "description: >\n  a\n\n\n  b\n  c\n",
+              "description: |\n\n  a\n", "description: |\n  a\n  \n  b\n"]
+    d = variant("card-blocks", BASE)
+    wrong = []
+    for block in blocks:
+        want = yaml.safe_load(block)["description"] or None
+        for end in ("---\n", ""):
+            (d / "README.md").write_text("---\n" + block + end, encoding="utf-8")
+            r = cli("convert", str(d), "-o", str(WORK / "card-blocks.gguf"), "--dry-run", "--json")
+            got = next((m.get("value") for m in json.loads(r.stdout)["metadata"]
+                        if m["key"] == "general.description"), None) if r.returncode == 0 else r.stderr
+            if got != want:
+                wrong.append(f"{block + end!r}: {got!r}, PyYAML {want!r}")
+    check(f"card-blocks: {len(blocks)} block scalars, closed and not, as PyYAML reads them", not wrong,
+          "; ".join(wrong))
+
     # Llama 3's pre-tokenizer without model.ignore_merges (false, or absent
     # as older tokenizers saved it): llama.cpp's "smaug-bpe" (the same
     # pattern, merges always applied), not "llama-bpe" (which ignores them
@@ -835,6 +859,11 @@ def main():
                    variant("rope-yarn-no-orig", BASE, cfg(lambda c: c.__setitem__(
                        "rope_scaling", {"rope_type": "yarn", "factor": 2.0}))),
                    "needs \"rope_scaling.original_max_position_embeddings\"")
+    for t in ("yarn", "dynamic"):
+        expect_refusal(f"{t} rope scaling without a factor (transformers refuses it too)",
+                       variant(f"rope-{t}-no-factor", BASE, cfg(lambda c, t=t: c.__setitem__(
+                           "rope_scaling", {"rope_type": t, "original_max_position_embeddings": 64}))),
+                       f"\"{t}\" needs a factor")
     expect_refusal("yarn's original context as a float",
                    variant("rope-yarn-orig-float", BASE, cfg(lambda c: c.__setitem__(
                        "rope_scaling", {"rope_type": "yarn", "factor": 2.0,

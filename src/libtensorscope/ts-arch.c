@@ -348,7 +348,7 @@ add_rope_scaling (TsHfConfig  *config,
                   double       value,
                   char        *origin)
 {
-  g_assert (config->n_rope_scaling < G_N_ELEMENTS (config->rope_scaling));
+  g_assert (config->n_rope_scaling < TS_HF_MAX_ROPE_SCALING);
   if (config->rope_scaling_origins == NULL)
     config->rope_scaling_origins = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (config->rope_scaling_origins, origin);
@@ -361,7 +361,7 @@ add_rope_scaling (TsHfConfig  *config,
  * it without one) and each yarn value the object gives. It writes nothing
  * for the other types: llama3's is the rope_freqs tensor, and "dynamic"
  * (dynamic NTK, which llama.cpp does not do for this architecture) it
- * passes over, as ts_arch_for_config() warns. */
+ * passes over, as the plan warns (ts-conversion-plan.c, load_source()). */
 static gboolean
 list_rope_scaling (TsHfConfig  *config,
                    JsonObject  *root,
@@ -379,12 +379,26 @@ list_rope_scaling (TsHfConfig  *config,
     { "rope.scaling.yarn_beta_fast", "beta_fast", NULL },
     { "rope.scaling.yarn_beta_slow", "beta_slow", NULL },
   };
+  /* the factor and the original context, then these */
+  G_STATIC_ASSERT (2 + G_N_ELEMENTS (yarn_values) == TS_HF_MAX_ROPE_SCALING);
   const char *o = config->rope_origin;
   g_autofree char *where = g_strdup_printf ("%s.", o);
   JsonObject *ctx_obj = rp;
   guint64 orig_ctx;
 
-  if (config->rope_type == NULL || !config->has_rope_factor)
+  if (config->rope_type == NULL)
+    return TRUE;
+  /* transformers' config class refuses these without a factor (and the
+   * converter then reads config.json without its defaults): a checkpoint
+   * that Hugging Face cannot load either */
+  if (!config->has_rope_factor &&
+      (g_str_equal (config->rope_type, "yarn") || g_str_equal (config->rope_type, "dynamic")))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("config.json: %s type \"%s\" needs a factor"), o, config->rope_type);
+      return FALSE;
+    }
+  if (!config->has_rope_factor)
     return TRUE;
   if (g_str_equal (config->rope_type, "linear"))
     {

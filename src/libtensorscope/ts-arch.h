@@ -34,6 +34,8 @@ typedef struct
 } TsArchHparam;
 
 #define TS_ARCH_MAX_HPARAMS 16
+/* yarn's: the factor, the original context and four yarn values */
+#define TS_HF_MAX_ROPE_SCALING 6
 
 /* The fields of a Hugging Face config.json that conversion reads. */
 typedef struct
@@ -75,7 +77,7 @@ typedef struct
    * keys in its order (linear: the factor; yarn: the factor, the original
    * context and the yarn values config.json gives) */
   const char  *rope_scaling_type;
-  TsArchHparam rope_scaling[6];
+  TsArchHparam rope_scaling[TS_HF_MAX_ROPE_SCALING];
   guint        n_rope_scaling;
   GPtrArray   *rope_scaling_origins;  /* owns their origins */
   gboolean bos_is_int;            /* bos_token_id a single integer */

@@ -281,6 +281,19 @@ check_architecture (MetaContext *ctx)
                                 found ? "\"" : "", ctx->arch);
 }
 
+/* one key the converter writes, in the type llama.cpp reads */
+static void
+check_hparam (MetaContext        *ctx,
+              const TsArchHparam *hp)
+{
+  if (hp->type == TS_VALUE_FLOAT32)
+    check_float (ctx, hp->suffix, hp->value, hp->origin);
+  else if (hp->type == TS_VALUE_BOOL)
+    check_bool (ctx, hp->suffix, hp->value != 0, hp->origin);
+  else
+    check_uint_full (ctx, hp->suffix, (guint64) hp->value, hp->origin, hp->per_layer);
+}
+
 /* the hyperparameters the converter writes, in the type llama.cpp reads */
 static void
 check_hparams (MetaContext *ctx)
@@ -290,12 +303,7 @@ check_hparams (MetaContext *ctx)
 
   check_architecture (ctx);
   for (guint i = 0; i < n; i++)
-    if (hp[i].type == TS_VALUE_FLOAT32)
-      check_float (ctx, hp[i].suffix, hp[i].value, hp[i].origin);
-    else if (hp[i].type == TS_VALUE_BOOL)
-      check_bool (ctx, hp[i].suffix, hp[i].value != 0, hp[i].origin);
-    else
-      check_uint_full (ctx, hp[i].suffix, (guint64) hp[i].value, hp[i].origin, hp[i].per_layer);
+    check_hparam (ctx, &hp[i]);
 }
 
 /* A key that may be missing (llama.cpp then takes its default) but must
@@ -351,11 +359,7 @@ check_geometry (MetaContext *ctx)
                                   _("\"%s\"; config.json's %s asks for %s scaling"),
                                   type ? type : _("nothing"), c->rope_origin, c->rope_scaling_type);
       for (guint j = 0; j < c->n_rope_scaling; j++)
-        if (c->rope_scaling[j].type == TS_VALUE_FLOAT32)
-          check_float (ctx, c->rope_scaling[j].suffix, c->rope_scaling[j].value, c->rope_scaling[j].origin);
-        else
-          check_uint (ctx, c->rope_scaling[j].suffix, (guint64) c->rope_scaling[j].value,
-                      c->rope_scaling[j].origin);
+        check_hparam (ctx, &c->rope_scaling[j]);
     }
   else
     {

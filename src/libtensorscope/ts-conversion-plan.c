@@ -1077,7 +1077,7 @@ load_source (TsConversionPlan  *self,
                          "contexts beyond max_position_embeddings are not scaled"),
                  self->config->rope_origin);
   if (self->config->rope_type != NULL && self->config->rope_scaling_type == NULL &&
-      (g_str_equal (self->config->rope_type, "linear") || g_str_equal (self->config->rope_type, "yarn")))
+      g_str_equal (self->config->rope_type, "linear"))
     add_warning (self, _("config.json: %s type \"%s\" has no factor: nothing is scaled, and no "
                          "rope.scaling key is written, as llama.cpp's converter does"),
                  self->config->rope_origin, self->config->rope_type);

@@ -150,7 +150,7 @@ mask_if (gboolean cond)
 }
 
 /* gguf-py: NaNs made quiet, then round-to-nearest-even on the bits (no
- * finite value carries past 32 bits: the largest is -Inf, 0xff800000) */
+ * value but a NaN carries past 32 bits: the largest is -Inf, 0xff800000) */
 static inline guint16
 f32_to_bf16 (guint32 u)
 {
@@ -211,7 +211,7 @@ f16_row_to_f32 (const guint8 *restrict src,
  * half of an odd one; a carry out of the mantissa is the next power of
  * two, up to infinity. Below 2^-14, |x| + 1/2 in float arithmetic rounds
  * |x| to a multiple of 2^-24 (the ulp of 1/2), to nearest even, as the
- * subnormal result needs. */
+ * subnormal result needs (in the default rounding mode, to nearest). */
 static inline guint16
 f32_to_f16 (guint32 f)
 {
@@ -270,7 +270,7 @@ f32_row_to_bf16 (const float *restrict x,
  * @n: the number of values (a multiple of 32 for Q8_0)
  *
  * Encodes as llama.cpp's converter does (numpy's casts, gguf-py's BF16
- * and Q8_0). Returns FALSE for other types.
+ * and Q8_0). @x and @out must not overlap. Returns FALSE for other types.
  */
 gboolean
 ts_dtype_write_f32 (TsDType      dtype,

@@ -893,14 +893,17 @@ parse_block_scalar (char       **lines,
   gboolean keep = strchr (indicator, '+') != NULL;
   gboolean any = FALSE, prev_more = FALSE;
   guint breaks = 0;   /* line breaks since the last line of text */
-  int indent = -1;
+  const char *digit = strpbrk (indicator, "123456789");
+  int indent = digit != NULL ? *digit - '0' : -1;   /* "|2": given; else the first line's */
 
   for (; lines[i] != NULL; i++)
     {
       const char *line = lines[i];
       gboolean more;
 
-      if (line[strspn (line, " ")] == '\0')
+      /* an empty line, or spaces up to the indent: a line break; more
+       * spaces than that are a more-indented line of text */
+      if (line[strspn (line, " ")] == '\0' && (indent < 0 || (int) strlen (line) <= indent))
         {
           breaks++;
           continue;
@@ -925,9 +928,11 @@ parse_block_scalar (char       **lines,
       prev_more = more;
       breaks = 1;
     }
-  if (any && !strip)
-    for (guint b = 0; b < (keep ? breaks : 1); b++)
+  if (keep)
+    for (guint b = 0; b < breaks; b++)
       g_string_append_c (s, '\n');
+  else if (any && !strip)
+    g_string_append_c (s, '\n');
   *out = card_value_new (CARD_SCALAR, s->str);
   return i;
 }
@@ -1163,7 +1168,13 @@ split_lines (const char *text)
   g_auto(GStrv) crlf = g_strsplit (text, "\r\n", -1);
   g_autofree char *joined = g_strjoinv ("\n", crlf);
 
+  gsize len;
+
   g_strdelimit (joined, "\r", '\n');
+  /* as str.splitlines(): no empty line after a last line break */
+  len = strlen (joined);
+  if (len > 0 && joined[len - 1] == '\n')
+    joined[len - 1] = '\0';
   return g_strsplit (joined, "\n", -1);
 }
 

@@ -1728,6 +1728,7 @@ convert_done (GObject      *object,
   g_autoptr(TsConvertWizard) self = user_data;
   g_autoptr(GError) error = NULL;
   gboolean ok = ts_converter_run_finish (TS_CONVERTER (object), result, &error);
+  gboolean kept = FALSE;
 
   /* the temporary file is gone (or in place): the application may exit */
   if (self->held_app != NULL)
@@ -1741,23 +1742,27 @@ convert_done (GObject      *object,
   g_clear_object (&self->converter);
   end_busy (self);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (!ok)
     {
-      gboolean kept = target_exists (self);
       gboolean set = ts_conversion_plan_get_n_files (self->plan) > 1;
       g_autoptr(GFile) first = output_file (self);
       g_autofree char *path = g_file_get_parse_name (first);
       g_autofree char *text = NULL;
 
+      /* what is at the target now: as it was, or nothing */
+      kept = target_exists (self);
       if (set)
         text = g_strdup_printf (kept ? _("The files of the set %s, … are as they were")
                                      : _("No file of the set %s, … was written"), path);
       else
         text = g_strdup_printf (kept ? _("%s is as it was") : _("%s was not written"), path);
-
-      /* no rate or time left for work that stopped */
       gtk_label_set_text (self->convert_target_label, text);
+      /* no rate or time left for work that stopped */
       gtk_label_set_text (self->convert_stats_label, "");
+    }
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
       set_convert_state (self, "cancelled", _("Conversion Stopped"), "process-stop-symbolic",
                          kept ? _("The existing file was not touched, and no partial or temporary "
                                   "file is left behind.")
@@ -1766,12 +1771,14 @@ convert_done (GObject      *object,
     }
   if (!ok)
     {
-      /* no byte counts for work that never ran, or stopped short */
-      gtk_label_set_text (self->convert_stats_label, "");
+      g_autofree char *detail = g_strdup_printf ("%s\n\n%s", error->message,
+                                                 kept ? _("The existing file was not touched, and no "
+                                                          "partial or temporary file is left behind.")
+                                                      : _("No partial or temporary file is left behind."));
+
       g_free (self->error_message);
       self->error_message = g_strdup (error->message);
-      set_convert_state (self, "failed", _("Conversion Failed"), "dialog-error-symbolic",
-                         error->message);
+      set_convert_state (self, "failed", _("Conversion Failed"), "dialog-error-symbolic", detail);
       return;
     }
 

@@ -44,10 +44,12 @@ struct _TsWindow
   GtkLabel             *error_rule;
   GtkWidget            *error_open_button;
   GtkPaned             *paned;
-  /* the diagram pane's height as the user chose it (a drag), or -1: it
-   * fits the diagram, up to FIT_SHARE % of the window */
-  int                   layout_height;
-  gboolean              divider_moved;   /* by the user, since the model showed */
+  /* the most the diagram pane takes, as the user last dragged it (here or
+   * in an earlier window), or -1: FIT_SHARE % of the paned */
+  int                   chosen_height;
+  gboolean              height_chosen;   /* dragged in this window: stored on close */
+  gboolean              divider_moved;   /* dragged since the model showed: left there */
+  gboolean              pointer_down;    /* a button or touch is down in the paned */
   gboolean              placing_divider;
   guint                 divider_id;
   GtkLabel             *range_label;
@@ -275,19 +277,22 @@ watch_files (TsWindow    *self,
 /* ------------------------------------------------------------------------ */
 /* The diagram pane                                                          */
 
-/* The share of the window a diagram pane takes at most that no height was
- * chosen for: the rest keeps rows of the table in view. */
+/* The share of the paned (the diagram and the tables below it) the
+ * diagram's side takes at most where no height was chosen: the rest keeps
+ * rows of the table in view. */
 #define FIT_SHARE 60
 
-/* The pane takes the diagram's height, nothing to scroll, up to the height
- * the user chose or, where none was, FIT_SHARE % of the window; after a
- * drag in this window it stays where it was put. A new geometry (another
- * model, width or zoom) or a resized window places it again. */
+/* The diagram's side takes the diagram's height, nothing to scroll, up to
+ * the height the user chose or, where none was, FIT_SHARE % of the paned.
+ * A new geometry (another model, width or zoom) or a resized window
+ * places it again; after a drag since the model showed it stays where it
+ * was put. (The paned does not resize that side itself: the .ui's
+ * resize-start-child is false, so a taller window goes to the tables.) */
 static gboolean
 place_divider (gpointer user_data)
 {
   TsWindow *self = user_data;
-  int most = self->layout_height > 0 ? self->layout_height
+  int most = self->chosen_height > 0 ? self->chosen_height
                                      : gtk_widget_get_height (GTK_WIDGET (self->paned)) * FIT_SHARE / 100;
 
   self->divider_id = 0;
@@ -307,21 +312,40 @@ queue_place_divider (TsWindow *self)
     self->divider_id = g_idle_add (place_divider, self);
 }
 
-/* A move that is not ours is the user's (a drag, or the keyboard's F8 and
- * arrows): that height is theirs, kept for later windows. The paned's own
- * clamp to a window grown shorter is neither. */
+/* A button or a touch down anywhere in the paned: a move of the divider
+ * meanwhile is a drag of its handle. Seen in the capture phase, passed on. */
+static gboolean
+on_paned_event (TsWindow *self,
+                GdkEvent *event)
+{
+  switch ((int) gdk_event_get_event_type (event))
+    {
+    case GDK_BUTTON_PRESS:
+    case GDK_TOUCH_BEGIN:
+      self->pointer_down = TRUE;
+      break;
+    case GDK_BUTTON_RELEASE:
+    case GDK_TOUCH_END:
+    case GDK_TOUCH_CANCEL:
+      self->pointer_down = FALSE;
+      break;
+    default:
+      break;
+    }
+  return GDK_EVENT_PROPAGATE;
+}
+
+/* The user's moves only: a drag of the handle, or F8 and the arrow keys
+ * (the paned has the focus then); not ours, nor the paned's own clamp to
+ * a window grown shorter. That height is theirs, kept for later windows. */
 static void
 on_divider_moved (TsWindow *self)
 {
-  int position = gtk_paned_get_position (self->paned);
-  int max_position = 0;
-
-  if (self->placing_divider || self->model == NULL)
+  if (self->placing_divider || self->model == NULL ||
+      !(self->pointer_down || gtk_widget_has_focus (GTK_WIDGET (self->paned))))
     return;
-  g_object_get (self->paned, "max-position", &max_position, NULL);
-  if (position >= max_position)
-    return;
-  self->layout_height = position;
+  self->chosen_height = gtk_paned_get_position (self->paned);
+  self->height_chosen = TRUE;
   self->divider_moved = TRUE;
 }
 
@@ -1003,12 +1027,12 @@ load_settings (TsWindow *self)
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
   {
-    g_autoptr(GVariant) chosen = g_settings_get_user_value (self->settings, "layout-height");
+    g_autoptr(GVariant) chosen = g_settings_get_user_value (self->settings, "layout-pane-height");
 
-    self->layout_height = chosen != NULL ? g_variant_get_int32 (chosen) : -1;
+    self->chosen_height = chosen != NULL ? g_variant_get_int32 (chosen) : -1;
   }
   self->placing_divider = TRUE;
-  gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "layout-height"));
+  gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "layout-pane-height"));
   self->placing_divider = FALSE;
   ts_layout_view_set_zoom_step (self->layout_view, g_settings_get_double (self->settings, "zoom-step"));
 }
@@ -1027,8 +1051,8 @@ ts_window_close_request (GtkWindow *window)
       g_settings_set_int (self->settings, "window-height", height);
     }
   g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
-  if (self->divider_moved)
-    g_settings_set_int (self->settings, "layout-height", CLAMP (self->layout_height, 120, 4000));
+  if (self->height_chosen)
+    g_settings_set_int (self->settings, "layout-pane-height", CLAMP (self->chosen_height, 120, 4000));
   g_settings_apply (self->settings);
 
   /* a load (or a chooser) still running stops with the window, and so
@@ -1194,6 +1218,15 @@ ts_window_init (TsWindow *self)
   g_signal_connect_swapped (self->drop_target, "leave", G_CALLBACK (on_drop_leave), self);
   g_signal_connect_swapped (self->drop_target, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (self->drop_target));
+
+  /* whether a move of the divider is a drag of its handle */
+  {
+    GtkEventController *legacy = gtk_event_controller_legacy_new ();
+
+    gtk_event_controller_set_propagation_phase (legacy, GTK_PHASE_CAPTURE);
+    g_signal_connect_swapped (legacy, "event", G_CALLBACK (on_paned_event), self);
+    gtk_widget_add_controller (GTK_WIDGET (self->paned), legacy);
+  }
 
   show_page (self, "empty");
   on_zoom_changed (self);

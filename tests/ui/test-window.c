@@ -2345,28 +2345,56 @@ assert_nothing_to_scroll (TsWindow *window)
   g_assert_cmpfloat (gtk_adjustment_get_upper (adj), <=, gtk_adjustment_get_page_size (adj) + 1);
 }
 
-/* The diagram pane fits its diagram, up to 60 % of the window while no
+/* The user's keyboard move of @paned's divider, as F8 (focus the handle),
+ * Page Up @steps times (75 px each) and Enter do it */
+static void
+move_divider_by_keyboard (GtkPaned *paned,
+                          guint     steps)
+{
+  gboolean handled = FALSE;
+
+  g_signal_emit_by_name (paned, "cycle-handle-focus", FALSE, &handled);
+  g_assert_true (gtk_widget_has_focus (GTK_WIDGET (paned)));
+  for (guint i = 0; i < steps; i++)
+    {
+      g_signal_emit_by_name (paned, "move-handle", GTK_SCROLL_PAGE_UP, &handled);
+      g_assert_true (handled);
+    }
+  g_signal_emit_by_name (paned, "accept-position", &handled);
+  ts_test_run_for (100);
+}
+
+static int
+stored_pane_height (GSettings *settings)
+{
+  g_autoptr(GVariant) chosen = g_settings_get_user_value (settings, "layout-pane-height");
+
+  return chosen != NULL ? g_variant_get_int32 (chosen) : -1;
+}
+
+/* The diagram pane fits its diagram, up to 60 % of the paned while no
  * height was chosen (it kept a fixed 330 px: a one-file GGUF left a band
  * of blank under its legend, the sharded sample's second strip was cut
- * off); a divider moved by the user is their height, kept on close for
- * later windows, which fit within it */
+ * off), and again when the window is resized; a divider the user moves
+ * stays there, and is the most later windows take, stored on close even
+ * after another model showed in the window */
 static void
 test_layout_pane_fits (void)
 {
   GSettings *settings = ts_application_get_settings (TS_APPLICATION (app));
   g_autofree char *dir = g_build_filename (fixture_dir, "pane-sample", NULL);
   g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GFile) gguf = g_file_new_for_path (gguf_path);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) chosen = NULL;
   TsSampleOptions options;
   TsWindow *window;
   GtkPaned *paned;
-  int natural;
+  int natural, moved, width, height;
 
   ts_sample_options_init (&options);
   g_assert_true (ts_sample_write (folder, &options, NULL, &error));
   g_assert_no_error (error);
-  g_settings_reset (settings, "layout-height");
+  g_settings_reset (settings, "layout-pane-height");
 
   /* a one-file GGUF: the pane ends where its diagram does */
   window = open_in_new_window (gguf_path);
@@ -2377,7 +2405,9 @@ test_layout_pane_fits (void)
   g_assert_cmpint (gtk_paned_get_position (paned), ==, natural);
   assert_nothing_to_scroll (window);
   save_screenshot (GTK_WIDGET (window), "layout-pane-fits-gguf.png");
-  gtk_window_destroy (GTK_WINDOW (window));
+  gtk_window_close (GTK_WINDOW (window));
+  ts_test_run_for (100);
+  g_assert_cmpint (stored_pane_height (settings), ==, -1);
 
   /* the built-in sample's two strips, labels and legend whole */
   window = open_in_new_window (dir);
@@ -2391,34 +2421,62 @@ test_layout_pane_fits (void)
     assert_nothing_to_scroll (window);
   save_screenshot (GTK_WIDGET (window), "layout-pane-fits-sample.png");
 
-  /* the user moves the divider: it stays there through a new geometry
-   * (a zoom), and is the height later windows take at most */
-  gtk_paned_set_position (paned, 150);
+  /* a shorter window: the pane fits within its 60 % again, and a resize
+   * is not the user's choice */
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  gtk_window_set_default_size (GTK_WINDOW (window), width, 480);
+  ts_test_run_for (500);
+  paned = settled_layout_pane (window, &natural);
+  g_test_message ("short window, sample: pane %d, natural %d, paned %d", gtk_paned_get_position (paned), natural,
+                  gtk_widget_get_height (GTK_WIDGET (paned)));
+  g_assert_cmpint (natural, >, gtk_widget_get_height (GTK_WIDGET (paned)) * 60 / 100);
+  {
+    int max_position;
+
+    /* (or as far as the tables' minimum lets it) */
+    g_object_get (paned, "max-position", &max_position, NULL);
+    g_assert_cmpint (gtk_paned_get_position (paned), ==,
+                     MIN (gtk_widget_get_height (GTK_WIDGET (paned)) * 60 / 100, max_position));
+  }
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  ts_test_run_for (500);
+  paned = settled_layout_pane (window, &natural);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==, natural);
+
+  /* the user moves the divider: it stays there through a new geometry (a
+   * zoom), and another model in the same window fits within it */
+  move_divider_by_keyboard (paned, 2);
+  moved = gtk_paned_get_position (paned);
+  g_assert_cmpint (moved, <, natural);
   ts_layout_view_zoom_in (ts_window_get_layout_view (window));
   ts_test_wait_until (layout_laid_out, ts_window_get_layout_view (window), 10, "the zoomed diagram");
   ts_test_run_for (300);
-  g_assert_cmpint (gtk_paned_get_position (paned), ==, 150);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==, moved);
+  ts_window_open (window, gguf);
+  ts_test_run_for (300);
+  ts_test_wait_for_page (window, "model");
+  paned = settled_layout_pane (window, &natural);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==, MIN (natural, moved));
   gtk_window_close (GTK_WINDOW (window));
   ts_test_run_for (100);
-  chosen = g_settings_get_user_value (settings, "layout-height");
-  g_assert_nonnull (chosen);
-  g_assert_cmpint (g_variant_get_int32 (chosen), ==, 150);
+  g_assert_cmpint (stored_pane_height (settings), ==, moved);
 
+  /* a later window: the sample's diagram takes at most that */
   window = open_in_new_window (dir);
   paned = settled_layout_pane (window, &natural);
-  g_assert_cmpint (gtk_paned_get_position (paned), ==, 150);
+  g_assert_cmpint (gtk_paned_get_position (paned), ==, moved);
   gtk_window_destroy (GTK_WINDOW (window));
 
-  /* a chosen height taller than a diagram: the pane still ends with it */
-  g_settings_set_int (settings, "layout-height", 700);
+  /* a chosen height taller than a diagram: the pane still ends with it;
+   * closed without a move, nothing new is stored */
+  g_settings_set_int (settings, "layout-pane-height", 700);
   window = open_in_new_window (gguf_path);
   paned = settled_layout_pane (window, &natural);
   g_assert_cmpint (gtk_paned_get_position (paned), ==, natural);
-  /* closed without a move: nothing new is stored */
   gtk_window_close (GTK_WINDOW (window));
   ts_test_run_for (100);
-  g_assert_cmpint (g_settings_get_int (settings, "layout-height"), ==, 700);
-  g_settings_reset (settings, "layout-height");
+  g_assert_cmpint (stored_pane_height (settings), ==, 700);
+  g_settings_reset (settings, "layout-pane-height");
 }
 
 static void

@@ -1123,6 +1123,49 @@ wizard_child (TsConvertWizard *wizard,
   return GTK_WIDGET (child);
 }
 
+/* A conversion that fails (the disk fills up, through the converter's
+ * write hook): the page says so, nothing is left at the target or beside
+ * it, Convert Again is offered, and the header's button closes */
+static void
+test_wizard_failed (void)
+{
+  g_autofree char *dir = g_build_filename (fixture_dir, "failed-sample", NULL);
+  g_autofree char *out_dir = g_build_filename (fixture_dir, "failed-out", NULL);
+  g_autofree char *out_path = g_build_filename (out_dir, "full.gguf", NULL);
+  g_autoptr(GFile) out = g_file_new_for_path (out_path);
+  TsSampleOptions options;
+  TsConvertWizard *wizard;
+
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  ts_sample_options_init (&options);
+  write_sample (dir, &options);
+  wizard = open_wizard (dir);
+  ts_convert_wizard_go_next (wizard);
+  ts_convert_wizard_set_target (wizard, out);
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  g_assert_cmpstr (ts_convert_wizard_get_page (wizard), ==, "preview");
+  g_setenv ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER", "65536", TRUE);
+  ts_convert_wizard_go_next (wizard);
+  g_unsetenv ("TENSORSCOPE_TEST_FAIL_WRITES_AFTER");
+  ts_test_wait_until (conversion_stopped, wizard, 30, "the conversion to fail");
+  ts_test_run_for (200);
+
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "failed");
+  /* what happened, and what is at the target: nothing (it said "Writing
+   * …/full.gguf" still) */
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), "No space left on device"));
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), "No partial or temporary file is left behind."));
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (wizard), "full.gguf was not written"));
+  g_assert_null (ts_test_find_label (GTK_WIDGET (wizard), "Writing "));
+  g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (ts_test_count_entries (out_dir), ==, 0);
+  g_assert_true (ts_convert_wizard_can_go_next (wizard));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (wizard_child (wizard, "cancel_button"))), ==, "_Close");
+  save_screenshot (GTK_WIDGET (wizard), "wizard-4-failed.png");
+  gtk_window_destroy (GTK_WINDOW (wizard));
+}
+
 static void
 test_wizard_cancel (void)
 {
@@ -2589,6 +2632,7 @@ main (int   argc,
   /* in order: the audit of a corrupted file uses the converted one */
   g_test_add_func ("/wizard/end-to-end", test_wizard_end_to_end);
   g_test_add_func ("/wizard/cancel", test_wizard_cancel);
+  g_test_add_func ("/wizard/failed", test_wizard_failed);
   g_test_add_func ("/wizard/close-while-converting", test_wizard_close_while_converting);
   g_test_add_func ("/wizard/broken-source", test_wizard_broken_source);
   g_test_add_func ("/wizard/target-checks", test_wizard_target_checks);
