@@ -601,6 +601,25 @@ def main():
               repr([kv(g, k) for k in ("general.name", "general.description", "general.license.name",
                                        "general.author")]))
 
+    # scalars PyYAML types: "language: no" is False (the Norway problem
+    # outside a list, which gguf-py's "- no" fix-up misses) and "tags: 2024"
+    # an int, so neither is a string or a list and both are left out; a
+    # quoted "no" is a string
+    card = ('---\n'
+            'language: no\n'
+            'languages: "no"\n'
+            'tags: 2024\n'
+            'pipeline_tag: text-generation\n'
+            'license: apache-2.0\n'
+            '---\n')
+    d = variant("card-typed-scalars", BASE, lambda d: (d / "README.md").write_text(card, encoding="utf-8"))
+    g = convert_both("card-typed-scalars", d, "bf16")
+    if g:
+        check("card-typed-scalars: a plain no and 2024 left out, a quoted no kept",
+              (kv(g, "general.languages") or {}).get("items") == ["no"] and
+              (kv(g, "general.tags") or {}).get("items") == ["text-generation"],
+              repr([kv(g, "general.languages"), kv(g, "general.tags")]))
+
     # more block scalars, each judged by PyYAML itself (what gguf-py reads
     # a card with), in a front matter closed by "---" and in one that runs
     # to the end of the file: spaces beyond the indent on an otherwise

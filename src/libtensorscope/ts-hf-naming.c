@@ -589,6 +589,7 @@ struct _CardValue
 {
   CardKind    kind;
   char       *scalar;
+  gboolean    plain;       /* a top-level scalar written without quotes */
   GPtrArray  *items;       /* CardValue, for CARD_LIST */
   GHashTable *map;         /* char * -> char *, for CARD_MAP */
 };
@@ -1129,6 +1130,7 @@ parse_top_value (char       **lines,
       i = gather_scalar (lines, i, first, &text);
       scalar = parse_scalar (text);
       *out = card_value_new (scalar ? CARD_SCALAR : CARD_NULL, scalar);
+      (*out)->plain = first[0] != '"' && first[0] != '\'';
       return i;
     }
   for (i++; lines[i] != NULL && (line_is_blank (lines[i]) || line_indent (lines[i]) > 0); i++)
@@ -1311,7 +1313,36 @@ use_card_field (TsHfNaming      *self,
   set_field (self, field, value, origin);
 }
 
-/* use_array_model_card_metadata(): strings appended, lists extended */
+/* Whether PyYAML reads the plain (unquoted) scalar @text as a string: not
+ * where one of its YAML 1.1 resolvers takes it for a bool ("no", "on"),
+ * an int ("2024", "0x1f", "1:30"), a float ("1.5", ".inf") or a date. */
+static gboolean
+yaml_plain_is_string (const char *text)
+{
+  static GRegex *typed;
+
+  if (g_once_init_enter (&typed))
+    {
+      GRegex *re = g_regex_new (
+        "^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
+        "|[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+        "|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)"
+        "|[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+        "|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
+        "|[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
+        "|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \\t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9]"
+        "(?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$",
+        G_REGEX_OPTIMIZE, 0, NULL);
+
+      g_once_init_leave (&typed, re);
+    }
+  return !g_regex_match (typed, text, 0, NULL);
+}
+
+/* use_array_model_card_metadata(): strings appended, lists extended; a
+ * scalar PyYAML reads as something else ("language: no" is False, the
+ * Norway problem that gguf-py's fix-up misses outside a list) is neither,
+ * and left out */
 static void
 use_card_array (GPtrArray  **array,
                 GHashTable  *card,
@@ -1319,7 +1350,8 @@ use_card_array (GPtrArray  **array,
 {
   const CardValue *v = g_hash_table_lookup (card, card_key);
 
-  if (v == NULL || v->kind == CARD_NULL)
+  if (v == NULL || v->kind == CARD_NULL ||
+      (v->kind == CARD_SCALAR && v->plain && !yaml_plain_is_string (v->scalar)))
     return;
   if (*array == NULL)
     *array = g_ptr_array_new_with_free_func (g_free);
