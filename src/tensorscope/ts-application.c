@@ -383,6 +383,7 @@ ts_application_startup (GApplication *app)
   static const char *quit_accels[] = { "<Control>q", NULL };
   static const char *new_window_accels[] = { "<Control>n", NULL };
   static const char *convert_accels[] = { "<Control><Shift>c", NULL };
+  static const char *audit_accels[] = { "<Control><Shift>a", NULL };
   /* the window's own actions: set here, the menus show them */
   static const struct { const char *action; const char *accels[2]; } window_accels[] = {
     { "win.open", { "<Control>o", NULL } },
@@ -403,6 +404,7 @@ ts_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.new-window",
                                          new_window_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.convert", convert_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.audit", audit_accels);
   for (guint i = 0; i < G_N_ELEMENTS (window_accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (self), window_accels[i].action,
                                            window_accels[i].accels);

@@ -580,6 +580,7 @@ update_banner (TsAuditPane *self)
   g_autofree char *source_size = g_format_size (ts_audit_report_get_source_size (self->report));
   g_autofree char *target_size = g_format_size (ts_audit_report_get_target_size (self->report));
   guint n_target_files = ts_audit_report_get_target_n_files (self->report);
+  g_autofree char *duration = ts_format_duration (ts_audit_report_get_elapsed (self->report));
 
   if (passed && n_warned == 0)
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "All %u check passed",
@@ -618,12 +619,12 @@ update_banner (TsAuditPane *self)
     }
   /* Translators: source → target, sizes, warnings, time */
   subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                           "%s (%s) → %s (%s) · %u warning · compared in %.1f s",
-                                           "%s (%s) → %s (%s) · %u warnings · compared in %.1f s",
+                                           "%s (%s) → %s (%s) · %u warning · compared in %s",
+                                           "%s (%s) → %s (%s) · %u warnings · compared in %s",
                                            n_warned),
                               ts_audit_report_get_source_name (self->report), source_size,
                               ts_audit_report_get_target_name (self->report), target_size,
-                              n_warned, ts_audit_report_get_elapsed (self->report));
+                              n_warned, duration);
 
   gtk_label_set_text (self->title_label, title);
   gtk_label_set_text (self->subtitle_label, subtitle);

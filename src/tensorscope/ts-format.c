@@ -32,6 +32,17 @@ ts_format_bytes (guint64 n)
 }
 
 char *
+ts_format_duration (double seconds)
+{
+  if (seconds >= 0.9995)
+    /* Translators: a duration in seconds, one decimal */
+    return g_strdup_printf (_("%.1f s"), seconds);
+
+  /* Translators: a duration under a second, in milliseconds */
+  return g_strdup_printf (_("%u ms"), seconds > 0 ? (guint) (seconds * 1000 + 0.5) : 0u);
+}
+
+char *
 ts_format_display_text (const char *text,
                         gssize      length,
                         guint       max_chars)

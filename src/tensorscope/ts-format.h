@@ -14,6 +14,8 @@ G_BEGIN_DECLS
 char *ts_format_count (guint64 n);
 /* "6,425,499,648 bytes (6.4 GB)" */
 char *ts_format_bytes (guint64 n);
+/* "0.4 s" or, under a second, "38 ms" (a short audit is not "0.0 s") */
+char *ts_format_duration (double seconds);
 /* valid UTF-8 for display, at most @max_chars characters (0: no limit),
  * with control characters shown as symbols */
 char *ts_format_display_text (const char *text,

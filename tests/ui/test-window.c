@@ -13,10 +13,12 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ts-application.h"
+#include "ts-audit-window.h"
 #include "ts-export-dialog.h"
 #include "ts-format.h"
 #include "ts-window-private.h"
@@ -1604,6 +1606,12 @@ dialog_shows (gpointer data)
   return find_export_dialog () != NULL;
 }
 
+static gboolean
+audit_window_shows (gpointer data)
+{
+  return ts_test_find_toplevel (TS_TYPE_AUDIT_WINDOW) != NULL;
+}
+
 /* The menus say the shortcuts of their items (Ctrl+O, Shift+Ctrl+O,
  * Ctrl+E), and the keys do what the items do */
 static void
@@ -1613,6 +1621,7 @@ test_menu_accels (void)
   struct { const char *menu; const char *accel; } shown[] = {
     { "More Ways to Open", "Ctrl+O" }, { "More Ways to Open", "Shift+Ctrl+O" },
     { "Main Menu", "Ctrl+E" }, { "Main Menu", "Shift+Ctrl+C" }, { "Main Menu", "Ctrl+N" },
+    { "Main Menu", "Shift+Ctrl+A" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (shown); i++)
@@ -1636,6 +1645,16 @@ test_menu_accels (void)
   g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), "<Control>e"));
   ts_test_wait_until (dialog_shows, NULL, 10, "the export dialog");
   gtk_window_destroy (find_export_dialog ());
+  /* Shift+Ctrl+A audits the window's GGUF file */
+  g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), "<Control><Shift>a"));
+  ts_test_wait_until (audit_window_shows, NULL, 10, "the audit window");
+  {
+    GtkWindow *audit = ts_test_find_toplevel (TS_TYPE_AUDIT_WINDOW);
+    g_autofree char *base = g_path_get_basename (gguf_path);
+
+    g_assert_nonnull (ts_test_find_label (GTK_WIDGET (audit), base));
+    gtk_window_destroy (audit);
+  }
   for (guint i = 0; i < 2; i++)
     {
       g_assert_true (ts_test_activate_shortcut (GTK_WIDGET (window), i == 0 ? "<Control>o" : "<Control><Shift>o"));
@@ -1673,6 +1692,7 @@ test_shortcuts_window (void)
   shortcuts = ts_test_find_toplevel (GTK_TYPE_SHORTCUTS_WINDOW);
   save_screenshot (GTK_WIDGET (shortcuts), "shortcuts.png");
   g_assert_nonnull (ts_test_find_label (GTK_WIDGET (shortcuts), "Convert a checkpoint to GGUF"));
+  g_assert_nonnull (ts_test_find_label (GTK_WIDGET (shortcuts), "Audit a conversion"));
   g_assert_nonnull (ts_test_find_label (GTK_WIDGET (shortcuts), "Close (stops a conversion)"));
 
   gtk_window_destroy (shortcuts);
@@ -3253,6 +3273,29 @@ test_quit_while_busy (void)
   g_assert_null (dialog);
 }
 
+/* a short audit says how short, not "0.0 s" */
+static void
+test_format_duration (void)
+{
+  static const struct { double seconds; const char *text; } cases[] = {
+    { 0.0, "0 ms" }, { -1.0, "0 ms" }, { 0.0004, "0 ms" }, { 0.0006, "1 ms" },
+    { 0.038, "38 ms" }, { 0.9994, "999 ms" }, { 0.9996, "1.0 s" }, { 1.0, "1.0 s" },
+    { 2.26, "2.3 s" }, { 125.0, "125.0 s" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = ts_format_duration (cases[i].seconds);
+
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+  {
+    g_autofree char *nan_text = ts_format_duration (NAN);
+
+    g_assert_cmpstr (nan_text, ==, "0 ms");
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -3274,6 +3317,7 @@ main (int   argc,
   g_assert_no_error (error);
 
   g_test_add_func ("/window/empty", test_empty);
+  g_test_add_func ("/window/format-duration", test_format_duration);
   g_test_add_func ("/window/recent-menu", test_recent_menu);
   g_test_add_func ("/window/open-gguf", test_open_gguf);
   g_test_add_func ("/window/wide-numbers", test_wide_numbers);
