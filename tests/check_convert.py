@@ -295,16 +295,17 @@ def main():
         r = run("audit", good, good, "--jobs", jobs)
         check(f"audit --jobs {jobs}: a usage error", r.returncode == 2 and "--jobs" in r.stderr,
               r.stderr)
-    # 0 is the default, one worker per processor, and --help says so
+    # 0 is the default (convert: three workers per processor, audit: one),
+    # and --help says so
     r = run("convert", good, "-o", os.path.join(out_dir, "j0.gguf"), "--jobs", "0")
-    check("--jobs 0: one per processor, written", r.returncode == 0
+    check("--jobs 0: the default, written", r.returncode == 0
           and os.path.exists(os.path.join(out_dir, "j0.gguf")), r.stderr)
     r = run("audit", good, os.path.join(out_dir, "j0.gguf"), "--jobs", "0")
     check("audit --jobs 0: one per processor, passes", r.returncode == 0, r.stderr)
-    for cmd in ("convert", "audit"):
+    for cmd, default in (("convert", "three per processor, at most 24"), ("audit", "one per processor")):
         r = run(cmd, "--help")
-        check(f"{cmd} --help: --jobs 0 is one per processor",
-              re.search(r"--jobs=N\s+.*0: one per processor", r.stdout) is not None, r.stdout)
+        check(f"{cmd} --help: --jobs 0 is {default}",
+              re.search(r"--jobs=N\s+.*0: " + default, r.stdout) is not None, r.stdout)
 
     # a file where the folder belongs, a link to nothing: said as such
     r = run("convert", os.path.join(good, "config.json"), "-o", os.path.join(out_dir, "f.gguf"))

@@ -17,7 +17,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (TsConverter, ts_converter, TS, CONVERTER, GObject)
 
 TsConverter *ts_converter_new               (TsConversionPlan    *plan);
-/* worker threads; 0 means one per core */
+/* worker threads; 0 (the default): three per processor, at most 24 */
 void         ts_converter_set_jobs          (TsConverter         *self,
                                              guint                jobs);
 /* Writes the plan's GGUF to @target. Nothing is left at @target (nor any

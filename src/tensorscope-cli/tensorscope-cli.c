@@ -76,7 +76,7 @@ ts_cli_check_jobs (int jobs)
 {
   if (jobs >= 0 && jobs <= 256)
     return TRUE;
-  g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for one per processor, "
+  g_printerr ("tensorscope-cli: --jobs must be between 1 and 256, or 0 for the default, "
               "not %d\n", jobs);
   return FALSE;
 }

@@ -486,7 +486,7 @@ ts_cli_convert (int    argc,
       "Override the pre-tokenizer name recognised from tokenizer.json (e.g. llama-bpe; "
       "'help' lists the names llama.cpp knows)", "NAME" },
     { "allow-unknown", 0, 0, G_OPTION_ARG_NONE, &allow_unknown, "Leave out tensors with no GGUF name", NULL },
-    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads, 1 to 256 (default, or 0: one per processor)", "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Worker threads, 1 to 256 (default, or 0: three per processor, at most 24)", "N" },
     { "split-max-tensors", 0, 0, G_OPTION_ARG_INT, &split_max_tensors,
       "Split the output into files of at most N tensors each", "N" },
     { "split-max-size", 0, 0, G_OPTION_ARG_STRING, &split_max_size,

@@ -24,7 +24,7 @@ void     ts_cli_install_print_handlers (void);
 gboolean ts_cli_print_json (const char *text);
 /* @node as indented JSON and a newline on stdout */
 gboolean ts_cli_print_json_node (JsonNode *node);
-/* --jobs N is 0 (one per processor) to 256; FALSE, said on stderr, if not
+/* --jobs N is 0 (the default) to 256; FALSE, said on stderr, if not
  * (a usage error) */
 gboolean ts_cli_check_jobs (int jobs);
 
