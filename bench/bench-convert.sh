@@ -15,7 +15,9 @@
 # Targets: bf16 <= 1.25x cp, q8_0 <= 3x cp, RSS <= 256 MB.  Also, in the
 # same rounds, the durable-write floor: `dd oflag=direct conv=fsync` of as
 # many bytes as the BF16 output, the least a conversion that syncs its
-# output can take on this disk.  Prints figures only; it asserts nothing.
+# output can take on this disk, written by one thread (dd) and by as many
+# threads as convert runs (durable-floor.py).  Prints figures only; it
+# asserts nothing.
 
 set -euo pipefail
 
@@ -83,6 +85,7 @@ EOF
 # that is not its own (seen: cp 0.5 s one run, 5 s the next), and
 # interleaving spreads such stalls over all three instead of one.
 ROUNDS=5
+WORKERS=$(( $(nproc) * 3 > 24 ? 24 : $(nproc) * 3 ))
 # Before each timed cp, one that is not timed: in this virtual machine a
 # copy into memory the guest has not touched lately (the host reclaims free
 # guest pages) runs at a fraction of the speed (seen: 4.6 s, then 0.5 s for
@@ -110,6 +113,11 @@ for i in $(seq $ROUNDS); do
   # blocks of zeros, no source to read) and fsynced -- what any converter
   # that syncs its output before renaming it pays at least
   timed floor$i sh -c 'fallocate -l "$2" "$1" && dd if=/dev/zero of="$1" bs=4M iflag=count_bytes count="$2" oflag=direct conv=notrunc,fsync status=none' sh "$FLOOR" "$bf16_bytes"
+  rm -f "$FLOOR"
+  # the same with as many writer threads as the converter runs by default
+  # (three per processor, at most 24), each taking the next 4 MiB block:
+  # whether writing in parallel gets more out of this disk
+  timed pfloor$i "$PY" "$HERE/durable-floor.py" "$FLOOR" "$bf16_bytes" "$WORKERS"
   rm -f "$FLOOR"
 done
 # convert fsyncs its output before renaming it into place; cp does not, so
@@ -150,7 +158,7 @@ if [ -n "$LLAMA_TREE" ]; then
   done
 fi
 
-"$PY" - "$ck_bytes" "$bf16_bytes" "$q8_bytes" "$WORK" "$ROUNDS" "$LLAMA_ROWS" "$split_files" <<'EOF'
+"$PY" - "$ck_bytes" "$bf16_bytes" "$q8_bytes" "$WORK" "$ROUNDS" "$LLAMA_ROWS" "$split_files" "$WORKERS" <<'EOF'
 import sys
 ck, bf16_out, q8_out, work, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 def load(name):
@@ -163,6 +171,7 @@ cp, cps = median("cp")
 bf, bfs = median("bf16")
 q8, q8s = median("q8_0")
 fl, fls = median("floor")
+pf, pfs = median("pfloor")
 sp, sps = median("split")
 cpsync = load("cpsync")
 rows = [("cp", cp, ck, None, None),
@@ -174,7 +183,7 @@ for name, (wall, mb, rc), out, target, _ in rows:
     ratio = wall / cp[0]
     tgt = f"<= {target:g}x" if target else ""
     print(f"{name:14} {wall:8.3f} {ck / wall / 1e6:8.0f} {mb:8.1f} MB {ratio:6.2f} {tgt:>8} {rc:>5}  {out:,}")
-for name, runs in (("cp", cps), ("bf16", bfs), ("q8_0", q8s), ("floor", fls), ("split", sps)):
+for name, runs in (("cp", cps), ("bf16", bfs), ("q8_0", q8s), ("floor", fls), ("pfloor", pfs), ("split", sps)):
     print(f"{name + ' runs (s):':15}" + ", ".join(f"{r[0]:.3f}" for r in runs))
 fast_cp = cps[0][0]
 print(f"against the fastest cp ({fast_cp:.3f} s; on a virtual machine cp can run at half speed now and then): "
@@ -182,6 +191,8 @@ print(f"against the fastest cp ({fast_cp:.3f} s; on a virtual machine cp can run
 print(f"cp + sync:     {cpsync[0]:.3f} s; convert / (cp + sync): bf16 {bf[0] / cpsync[0]:.2f}x, q8_0 {q8[0] / cpsync[0]:.2f}x")
 print(f"durable-write floor (dd oflag=direct + fsync of {bf16_out:,} bytes): {fl[0]:.3f} s = {fl[0] / cp[0]:.2f}x cp; "
       f"bf16 / floor {bf[0] / fl[0]:.2f}x, bf16 - floor {1000 * (bf[0] - fl[0]):.0f} ms")
+print(f"the same floor with {sys.argv[8]} writer threads (durable-floor.py, as many as convert's workers): "
+      f"{pf[0]:.3f} s = {pf[0] / cp[0]:.2f}x cp; bf16 / parallel floor {bf[0] / pf[0]:.2f}x")
 print(f"bf16 split into {sys.argv[7]} files (--split-max-size 500M): {sp[0]:.3f} s = {sp[0] / bf[0]:.2f}x the one-file "
       f"bf16, {sp[0] / cp[0]:.2f}x cp, peak RSS {max(r[1] for r in sps):.1f} MB, exit {sp[2]}")
 print(f"RSS target <= 256 MB: bf16 {max(r[1] for r in bfs):.1f} MB, q8_0 {max(r[1] for r in q8s):.1f} MB (largest of {rounds})")
