@@ -448,9 +448,9 @@ def converter_inputs():
         print("FAIL converting the sample for the audit case")
 
     # JSON of many tiny values: json-glib keeps ~80 bytes a value, 40 times
-    # the file ("[0,0,…]"); past 4,000,000 values (8,000,000 in a Safetensors
-    # header) a file is refused before it is parsed (a 126 MB tokenizer.json
-    # took 5.1 GB)
+    # the file ("[0,0,…]"); past 4,000,000 such units (22,000,000 in a
+    # Safetensors header) a file is refused before it is parsed (a 126 MB
+    # tokenizer.json took 5.1 GB)
     n = 5 * 10 ** 6
     for name, expect in (("tokenizer.json", 1), ("config.json", 1),
                          ("generation_config.json", 0)):
@@ -472,13 +472,49 @@ def converter_inputs():
                          itertools.repeat("0", n))
     check("inspect: an index of 5,000,000 values", ["inspect", "--json", d], 1, 10, 160,
           "invalid-index")
-    n = 9 * 10 ** 6
-    body_len = len(b'{"junk":[') + 2 * (n - 1) + len(b'0]}')    # ~18 MB
+    n = 23 * 10 ** 6
+    body_len = len(b'{"junk":[') + 2 * (n - 1) + len(b'0]}')    # ~46 MB
     pad = (-body_len) % 8
     path = write("values.safetensors", struct.pack("<Q", body_len + pad),
                  lambda: b'{"junk":[' + b"0," * (n - 1) + b"0]}" + b" " * pad)
-    check("inspect: a Safetensors header of 9,000,000 values", ["inspect", "--json", path],
+    check("inspect: a Safetensors header of 23,000,000 values", ["inspect", "--json", path],
           1, 10, 160, "header-too-large")
+
+    # Objects cost json-glib ~550 bytes each (a hash table), 80 times
+    # '{"k":0},': weighed as 7 values, a few MB of them are refused before
+    # they are parsed (a 16 MB config.json of 1,990,000 took 1.1 GB and
+    # 8 s; a 35 MB Safetensors header of 3,990,000, 2.2 GB and 14 s)
+    n = 10 ** 6
+    for name in ("config.json", "tokenizer.json"):
+        d, out = variant("objects-" + name, None, None)
+        write_json_streaming(os.path.join(d, name), {"junk": None}, "junk", "[", "]",
+                             itertools.repeat('{"k":0}', n))
+        check("convert --dry-run: %s of 1,000,000 objects" % name,
+              ["convert", d, "-o", out, "--dry-run"], 1, 10, 160)
+    d = os.path.join(WORK, "index-many-objects")
+    os.makedirs(d)
+    write_json_streaming(os.path.join(d, "model.safetensors.index.json"),
+                         {"metadata": {}, "weight_map": {}, "junk": None}, "junk", "[", "]",
+                         itertools.repeat('{"k":0}', n))
+    check("inspect: an index of 1,000,000 objects", ["inspect", "--json", d], 1, 10, 160,
+          "invalid-index")
+    n = 4 * 10 ** 6
+    path = st_file("objects.safetensors", lambda: b'{"junk":[' + b'{"k":0},' * (n - 1) + b'{"k":0}]}')
+    check("inspect: a Safetensors header of 4,000,000 objects", ["inspect", "--json", path],
+          1, 10, 160, "header-too-large")
+
+    # a long README.md: only its front matter is split into lines (100 MB
+    # of them took 1.1 GB split whole), and a front matter over 4 MB is
+    # left out (100 MB of "a: b" lines took 1.8 GB and 14 s)
+    for tag, head, line in (("plain", "", "x: b\n"), ("front", "---\n", "a: b\n")):
+        d, out = variant("readme-" + tag, None, None)
+        with open(os.path.join(d, "README.md"), "w") as f:
+            f.write(head)
+            for _ in range(20):
+                f.write(line * 10 ** 6)
+            f.write(head)
+        check("convert --dry-run: a README.md of 100 MB%s" % (", all front matter" if head else ""),
+              ["convert", d, "-o", out, "--dry-run"], 0, 10, 200)
 
     d, _ = variant("special-index", None, None)
     idx = os.path.join(d, "model.safetensors.index.json")

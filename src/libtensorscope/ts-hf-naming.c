@@ -19,6 +19,11 @@
 #include "ts-hf-naming.h"
 
 #define MAX_CARD_SIZE (256 * 1024 * 1024)
+/* the longest front matter read: real ones take a few kB, a card with a
+ * long model-index some hundreds; 15 MB of "a: b" lines took 290 MB and
+ * 2 s to split and parse (~95 bytes a line), so one over 4 MB is left
+ * out, as no card */
+#define MAX_FRONT_MATTER (4 * 1024 * 1024)
 
 /* ------------------------------------------------------------ model ids */
 
@@ -1163,43 +1168,70 @@ parse_front_matter (char **lines)
   return card;
 }
 
-/* Python's universal newlines: \r\n, \r and \n all end a line */
-static char **
-split_lines (const char *text)
+/* Python's universal newlines, in place: \r\n and \r become \n; the new
+ * length */
+static gsize
+normalize_newlines (char  *text,
+                    gsize  len)
 {
-  g_auto(GStrv) crlf = g_strsplit (text, "\r\n", -1);
-  g_autofree char *joined = g_strjoinv ("\n", crlf);
+  gsize out = 0;
 
-  gsize len;
-
-  g_strdelimit (joined, "\r", '\n');
-  /* as str.splitlines(): no empty line after a last line break */
-  len = strlen (joined);
-  if (len > 0 && joined[len - 1] == '\n')
-    joined[len - 1] = '\0';
-  return g_strsplit (joined, "\n", -1);
+  for (gsize i = 0; i < len; i++)
+    {
+      text[out++] = text[i] == '\r' ? '\n' : text[i];
+      if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n')
+        i++;
+    }
+  text[out] = '\0';
+  return out;
 }
 
 /* Metadata.load_model_card(): the lines between a first line "---" and the
- * next "---"; an empty table without a card */
+ * next "---" (or the end of the file); an empty table without a card.
+ * Only those lines are split: a long README (it may have 256 MB) costs
+ * its own size, not the ~40 bytes a line that splitting it all took. */
 static GHashTable *
 load_model_card (GFile *dir)
 {
   g_autoptr(GFile) file = g_file_get_child (dir, "README.md");
-  g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GString) yaml = g_string_new (NULL);
   g_autofree char *contents = NULL;
+  g_autofree char *front = NULL;
   g_auto(GStrv) lines = NULL;
   g_auto(GStrv) yaml_lines = NULL;
   gsize length = 0;
+  const char *body;
+  const char *line;
+  const char *next;
+  const char *end;
 
   if (!_ts_load_side_file (file, MAX_CARD_SIZE, NULL, &contents, &length, NULL) ||
       !g_utf8_validate (contents, length, NULL))
     return parse_front_matter ((char *[]) { NULL });
-  lines = split_lines (contents);
-  if (lines[0] == NULL || !g_str_equal (lines[0], "---"))
+  length = normalize_newlines (contents, length);
+  if (!g_str_has_prefix (contents, "---") || (contents[3] != '\n' && contents[3] != '\0'))
     return parse_front_matter ((char *[]) { NULL });
-  for (guint i = 1; lines[i] != NULL && !g_str_equal (lines[i], "---"); i++)
+  /* up to the closing line, or the end of the file */
+  body = contents[3] == '\n' ? contents + 4 : contents + 3;
+  for (line = body; *line != '\0'; line = next + 1)
+    {
+      next = strchr (line, '\n');
+      if ((next ? (gsize) (next - line) : strlen (line)) == 3 && strncmp (line, "---", 3) == 0)
+        break;
+      if (next == NULL)
+        {
+          line += strlen (line);
+          break;
+        }
+    }
+  /* without the line break before the closing line, or the file's last
+   * one (str.splitlines() leaves no empty line after it) */
+  end = line > body && line[-1] == '\n' ? line - 1 : line;
+  if (end - body > MAX_FRONT_MATTER)
+    return parse_front_matter ((char *[]) { NULL });
+  front = g_strndup (body, end - body);
+  lines = end > body ? g_strsplit (front, "\n", -1) : g_new0 (char *, 1);
+  for (guint i = 0; lines[i] != NULL; i++)
     {
       g_autofree char *untabbed = NULL;
       g_auto(GStrv) tabs = g_strsplit (lines[i], "\t", -1);

@@ -75,15 +75,27 @@ _ts_json_string_end (const char *json,
   return i;
 }
 
-/* json-glib keeps a parsed document as a tree of about 80 bytes a value:
- * "[0,0,0,…]" costs 40 times its size. The largest real tokenizer.json
- * files hold about 2 million values (Llama 3's: about 1 million); twice
- * that is the most any JSON from a model folder may hold, so that no file
- * makes the parse take more than ~350 MB. */
+/* json-glib keeps a parsed document as a tree, and the scan below weighs
+ * each part of it by what it costs there, in units of about 80 bytes
+ * (measured with json-glib 1.6): a scalar in an array 1 (81 bytes), an
+ * object member 2 (145 bytes with its scalar), an array 3 with one
+ * element (221 bytes), an object 7 with one member (549 bytes). So
+ * "[0,0,0,…]" costs 40 times its size, and "[{},{},…]" no longer 180
+ * times. The largest real tokenizer.json files weigh about 2.5 million
+ * units (merges as pairs, 4 units each); a little more than that is the
+ * most any JSON from a model folder may weigh, so that no file makes the
+ * parse take more than ~320 MB. */
 #define TS_JSON_MAX_VALUES 4000000
-/* a Safetensors header: ~7 values a tensor, so a million tensors (no real
- * shard has more than a few thousand) fit */
-#define TS_JSON_MAX_HEADER_VALUES 8000000
+#define TS_JSON_UNIT_BYTES 80
+/* a Safetensors header: 17 units a tensor of one dimension
+ * ('"t":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},'), one more a
+ * dimension, so the 2^20 tensors a model may hold fit with four each, and
+ * no header takes more than those do (~1.7 GB) */
+#define TS_JSON_MAX_HEADER_VALUES 22000000
+/* the extra units of an object, an array and a member (see above) */
+#define TS_JSON_OBJECT_UNITS 5
+#define TS_JSON_ARRAY_UNITS  2
+#define TS_JSON_MEMBER_UNITS 1
 
 typedef enum
 {
@@ -208,8 +220,9 @@ _ts_json_integer_too_large (const char *token,
  * fault, at a line and column, and it reads 01, 1., .5 and 0x10, where
  * Python's json and serde_json refuse them), outside strings nothing but
  * JSON's own characters, arrays and objects nested at most
- * TS_JSON_MAX_DEPTH deep, and at most @max_values values (counted from
- * the commas and brackets). json-glib would also take comments and
+ * TS_JSON_MAX_DEPTH deep, and at most @max_values units of what the
+ * parsed tree will cost (counted from the commas, colons and brackets,
+ * weighed as above). json-glib would also take comments and
  * single-quoted strings, and reads "{} {…}" as the first object and drops
  * the rest, where Python's json and serde_json refuse the "extra data".
  * *@where (if given) is the index of the fault (of the character that is
@@ -299,7 +312,8 @@ _ts_json_scan (const char   *json,
                 *where = i;
               return TS_JSON_TOO_DEEP;
             }
-          if (++values > max_values)
+          values += ch == '{' ? TS_JSON_OBJECT_UNITS : TS_JSON_ARRAY_UNITS;
+          if (values > max_values)
             return TS_JSON_TOO_MANY_VALUES;
           in_object[++depth] = ch == '{';
           state = ch == '{' ? TS_JSON_EXPECT_KEY_OR_CLOSE : TS_JSON_EXPECT_VALUE_OR_CLOSE;
@@ -327,6 +341,9 @@ _ts_json_scan (const char   *json,
         {
           if (state != TS_JSON_EXPECT_COLON)
             goto syntax;
+          values += TS_JSON_MEMBER_UNITS;
+          if (values > max_values)
+            return TS_JSON_TOO_MANY_VALUES;
           state = TS_JSON_EXPECT_VALUE;
         }
       else if (_ts_json_is_scalar_char (ch))

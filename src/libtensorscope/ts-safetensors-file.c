@@ -477,8 +477,9 @@ parse_header_json (const char   *file_name,
     }
   if (check == TS_JSON_TOO_MANY_VALUES)
     return fail_at (error, file_name, 8, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
-                    _("the JSON header holds more than %d values, more than a million tensors "
-                    "take (each value takes ~80 bytes once parsed)"), TS_JSON_MAX_HEADER_VALUES);
+                    _("the JSON header would take more than %d MB once parsed, more than "
+                    "the 1,048,576 tensors a model may hold take"),
+                    TS_JSON_MAX_HEADER_VALUES / (1000000 / TS_JSON_UNIT_BYTES));
   if (check == TS_JSON_UNKEPT_ESCAPE)
     return fail_at (error, file_name, 8 + where, TS_FORMAT_ERROR_HEADER_INVALID_JSON,
                     _("a string of the JSON header holds \\u0000 or an unpaired surrogate "
@@ -703,8 +704,8 @@ parse_index (GFile        *index_file,
     }
   if (check == TS_JSON_TOO_MANY_VALUES)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
-                    _("the index holds more than %d JSON values, more than any real one"),
-                    TS_JSON_MAX_VALUES);
+                    _("the index would take more than %d MB once parsed, more than any real one"),
+                    TS_JSON_MAX_VALUES / (1000000 / TS_JSON_UNIT_BYTES));
   if (check == TS_JSON_UNKEPT_ESCAPE)
     return fail_at (error, name, where, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("a string of the index holds \\u0000 or an unpaired surrogate "

@@ -285,8 +285,8 @@ _ts_load_side_json (GFile        *file,
       }
     case TS_JSON_TOO_MANY_VALUES:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("%s: more than %d JSON values, more than any real one holds"),
-                   name, TS_JSON_MAX_VALUES);
+                   _("%s: would take more than %d MB once parsed, more than any real one"),
+                   name, TS_JSON_MAX_VALUES / (1000000 / TS_JSON_UNIT_BYTES));
       return NULL;
     case TS_JSON_UNKEPT_ESCAPE:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
