@@ -22,6 +22,7 @@
 import json
 import os
 import re
+import stat
 import struct
 import subprocess
 import sys
@@ -215,6 +216,25 @@ def check_errors(cli, fixtures, outdir):
     report(r.returncode == 1 and b"version 7" in r.stderr and not os.path.exists(out),
            "an invalid model exits 1 with the reader's error and writes nothing",
            f"exit {r.returncode}: {r.stderr.decode(errors='replace')[:200]}")
+
+    # -o at a FIFO, or at a link to one: GIO's replace opens it first, and
+    # that open waits for a reader for ever (it hung until killed)
+    fifo = os.path.join(outdir, "fifo.svg")
+    link = os.path.join(outdir, "fifo-link.svg")
+    for p in (fifo, link):
+        if os.path.lexists(p):
+            os.unlink(p)
+    os.mkfifo(fifo)
+    os.symlink("fifo.svg", link)
+    for what, target in (("a FIFO", fifo), ("a link to a FIFO", link)):
+        try:
+            r = run(cli, "layout", model, "-o", target)
+            err = r.stderr.decode(errors="replace")
+            report(r.returncode == 1 and f"“{target}” is not a regular file" in err,
+                   f"-o at {what} exits 1 and names it", f"exit {r.returncode}: {err[:200]}")
+        except subprocess.TimeoutExpired:
+            report(False, f"-o at {what} exits 1 and names it", f"no answer in {TIMEOUT} s")
+    report(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO is left as it was")
 
 
 def main():

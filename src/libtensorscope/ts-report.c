@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -746,21 +748,53 @@ ts_escape_controls (const char *text)
 /* Exports                                                                   */
 
 #define EXPORT_CREATED_KEY "ts-export-created"
+#define EXPORT_FILE_KEY    "ts-export-file"
+
+void
+ts_export_prefix_error (GError **error,
+                        GFile   *file)
+{
+  g_autofree char *name = NULL;
+
+  if (error == NULL || *error == NULL || file == NULL)
+    return;
+  name = g_file_get_parse_name (file);
+  if (strstr ((*error)->message, name) == NULL)
+    g_prefix_error (error, "“%s”: ", name);
+}
 
 GOutputStream *
 ts_export_stream_open (GFile         *file,
                        GCancellable  *cancellable,
                        GError       **error)
 {
-  gboolean existed;
+  g_autoptr(GFileInfo) info = NULL;
   GFileOutputStream *out;
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
-  existed = g_file_query_exists (file, cancellable);
+  /* GIO opens what it replaces to check it first: a FIFO's open() waits
+   * for a reader, for ever */
+  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
+                            cancellable, NULL);
+  if (info != NULL && g_file_info_get_file_type (info) == G_FILE_TYPE_SPECIAL)
+    {
+      g_autofree char *name = g_file_get_parse_name (file);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   _("“%s” is not a regular file (a pipe, device or socket): choose another name"),
+                   name);
+      return NULL;
+    }
   out = g_file_replace (file, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, cancellable, error);
-  if (out != NULL && !existed)
+  if (out == NULL)
+    {
+      ts_export_prefix_error (error, file);
+      return NULL;
+    }
+  if (info == NULL)
     g_object_set_data_full (G_OBJECT (out), EXPORT_CREATED_KEY, g_object_ref (file), g_object_unref);
+  g_object_set_data_full (G_OBJECT (out), EXPORT_FILE_KEY, g_object_ref (file), g_object_unref);
   return G_OUTPUT_STREAM (out);
 }
 
@@ -777,6 +811,7 @@ ts_export_stream_close (GOutputStream  *stream,
   created = g_object_get_data (G_OBJECT (stream), EXPORT_CREATED_KEY);
   if (complete && g_output_stream_close (stream, cancellable, error))
     return TRUE;
+  ts_export_prefix_error (error, g_object_get_data (G_OBJECT (stream), EXPORT_FILE_KEY));
 
   if (!complete)
     {
@@ -805,5 +840,7 @@ ts_export_replace_contents (GFile         *file,
   if (out == NULL)
     return FALSE;
   complete = g_output_stream_write_all (out, data, len, NULL, cancellable, error);
+  if (!complete)
+    ts_export_prefix_error (error, file);
   return ts_export_stream_close (out, complete, cancellable, complete ? error : NULL) && complete;
 }

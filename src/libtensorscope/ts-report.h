@@ -99,6 +99,10 @@ gboolean        ts_export_replace_contents    (GFile          *file,
 GOutputStream  *ts_export_stream_open         (GFile          *file,
                                                GCancellable   *cancellable,
                                                GError        **error);
+/* Puts "“NAME”: " before @error's message, unless it names @file already
+ * (GIO's write errors do not) */
+void            ts_export_prefix_error        (GError        **error,
+                                               GFile          *file);
 /* Closes @stream from ts_export_stream_open(): when @complete, the file is
  * in place if this returns %TRUE; when not (the caller's write failed),
  * the target is left as it was and %FALSE is returned with @error unset. */

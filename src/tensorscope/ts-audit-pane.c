@@ -1076,6 +1076,8 @@ export_worker (GTask        *task,
                           ts_audit_report_write_json (ed->report, out, cancellable, &error) &&
                           g_output_stream_write_all (out, "\n", 1, NULL, cancellable, &error);
 
+      if (!complete && out != NULL)
+        ts_export_prefix_error (&error, ed->file);
       if (out != NULL && !ts_export_stream_close (out, complete, cancellable, complete ? &error : NULL))
         complete = FALSE;
       if (!complete)
