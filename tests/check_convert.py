@@ -336,6 +336,21 @@ def main():
     check("disk full, --json: the error's code is no-space",
           r.returncode == 1 and '"code" : "no-space"' in r.stdout, r.stdout + r.stderr)
 
+    # a file size limit (ulimit -f) below the output's size: the write past
+    # it fails (EFBIG), is reported and cleaned up after (SIGXFSZ killed
+    # the process without a word and left the hidden .part file)
+    fsize = os.path.join(out_dir, "fsize.gguf")
+    for outtype in ("f32", "bf16"):
+        p = subprocess.run([CLI, "convert", good, "-o", fsize, "--outtype", outtype],
+                           capture_output=True, text=True, timeout=300,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
+                                                                 (1 << 20, resource.RLIM_INFINITY)))
+        check("%s under a 1 MiB file size limit: exit 1, \"File too large\", no file, "
+              "no temporary file" % outtype,
+              p.returncode == 1 and "File too large" in p.stderr and not os.path.exists(fsize) and
+              not leftovers(out_dir), "exit %d: %s; left: %s" % (p.returncode, p.stderr.strip()[-300:],
+                                                                 leftovers(out_dir)))
+
     # cancellation mid-write: SIGINT while a larger conversion runs. The
     # converter pauses 20 ms after each 4 MiB block (a test hook), so the
     # signal, sent once the temporary file exists, lands mid-way however

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "tensorscope.h"
@@ -490,6 +491,10 @@ main (int    argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+  /* a file size limit (ulimit -f) fails the write that passes it with
+   * EFBIG, which is reported and cleaned up after, instead of killing the
+   * process and leaving the hidden temporary file behind */
+  signal (SIGXFSZ, SIG_IGN);
   ts_cli_install_print_handlers ();
 
   if (argc < 2)
