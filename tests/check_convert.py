@@ -203,6 +203,22 @@ def main():
     r = run("convert", good, "-o", existing, "--force")
     check("--force replaces", r.returncode == 0 and open(existing, "rb").read(4) == b"GGUF", r.stderr)
 
+    # names that start with '-', after "--": GOption keeps that "--" in
+    # the arguments then, which made every command refuse them ("wrong
+    # number of arguments")
+    dash = os.path.join(WORK, "-dash")
+    shutil.rmtree(dash, ignore_errors=True)
+    shutil.copytree(good, dash)
+    dash_out = "-dash.gguf"
+    r = subprocess.run([os.path.abspath(CLI), "convert", "-o", dash_out, "--force", "--", "-dash"], cwd=WORK,
+                       capture_output=True, text=True, timeout=120)
+    check("convert -o -dash.gguf -- -dash: converts",
+          r.returncode == 0 and os.path.exists(os.path.join(WORK, dash_out)), r.stderr)
+    for args in (["inspect", "--", dash_out], ["layout", "-o", "-dash.svg", "--", dash_out],
+                 ["audit", "--", "-dash", dash_out]):
+        r = subprocess.run([os.path.abspath(CLI)] + args, cwd=WORK, capture_output=True, text=True, timeout=120)
+        check("%s: exit 0" % " ".join(args), r.returncode == 0, r.stderr)
+
     # --json to a full stdout: the file is written, the run fails and says why
     with open("/dev/full", "w") as full:
         r2 = subprocess.run([CLI, "convert", good, "-o", existing, "--force", "--json"],

@@ -11,6 +11,7 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tensorscope.h"
 #include "ts-cli-print-stream.h"
@@ -50,6 +51,16 @@ ts_cli_parse (GOptionContext  *context,
       *status = ts_cli_usage_error (context, error->message);
       return FALSE;
     }
+  /* GOption keeps the "--" that ends the options when an argument after
+   * it starts with '-' ("inspect -- -model.gguf"): it is not an argument
+   * (the strings are main()'s, not to be freed) */
+  for (int i = 1; i < *argc; i++)
+    if (g_str_equal ((*argv)[i], "--"))
+      {
+        memmove (*argv + i, *argv + i + 1, (*argc - i) * sizeof (char *));
+        (*argc)--;
+        break;
+      }
   if (*argc - 1 < min_args || (max_args >= 0 && *argc - 1 > max_args))
     {
       *status = ts_cli_usage_error (context, "wrong number of arguments");
