@@ -22,6 +22,9 @@
 #   - the JSON reports (inspect, convert --dry-run, audit, and the error
 #     report) in the C locale: UTF-8 still, with every non-ASCII name as it
 #     is (the text reports show '?' for what the locale cannot show).
+#   - a checkpoint folder and output whose names are not UTF-8 (a file
+#     name need not be): the GGUF's strings, the JSON reports and the SVG
+#     are UTF-8 still, and a message shows the byte as \xNN;
 #   - a standard output that cannot be written (/dev/full, closed): every
 #     command that prints exits 1 and says so on stderr, not 0 in silence.
 # Prints one line per check, ends with "N passed, M failed", exits 1 if any
@@ -55,6 +58,43 @@ def raw_controls(data):
     text = data.decode("utf-8", "replace")
     bad += [c for c in text if 0x80 <= ord(c) <= 0x9f]
     return bad
+
+
+def gguf_strings(head):
+    """Every key and string value of a GGUF v3 header, decoded strictly as
+    UTF-8 (UnicodeDecodeError if one is not); "key=value" for strings."""
+    pos = 24
+    sizes = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+    n_kv = struct.unpack_from("<Q", head, 16)[0]
+    out = []
+
+    def rstr():
+        nonlocal pos
+        n = struct.unpack_from("<Q", head, pos)[0]
+        s = head[pos + 8:pos + 8 + n].decode("utf-8")
+        pos += 8 + n
+        return s
+
+    def skip(t):
+        nonlocal pos
+        if t == 8:
+            return rstr()
+        if t == 9:
+            et, n = struct.unpack_from("<IQ", head, pos)
+            pos += 12
+            for _ in range(n):
+                skip(et)
+            return None
+        pos += sizes[t]
+        return None
+
+    for _ in range(n_kv):
+        key = rstr()
+        t = struct.unpack_from("<I", head, pos)[0]
+        pos += 4
+        v = skip(t)
+        out.append(key + "=" + v if isinstance(v, str) else key)
+    return out
 
 
 def run(cmd, locale="C.UTF-8"):
@@ -221,6 +261,50 @@ def main():
         check(False, "inspect --json nonchars.gguf is JSON", str(e))
     else:
         check(names == odd, "inspect --json keeps noncharacters as they are", repr(names))
+
+    # names that are not UTF-8 (a file name need not be): the GGUF's
+    # strings, the JSON reports, the SVG and the messages are UTF-8 still,
+    # the bad byte shown as \xff or U+FFFD (each carried it raw)
+    bad_dir = os.path.join(os.fsencode(work), b"Lama\xff-3B")
+    shutil.rmtree(bad_dir, ignore_errors=True)
+    shutil.copytree(os.fsencode(ck), bad_dir)
+    bad_gguf = os.path.join(os.fsencode(work), b"bad\xff\xfe.gguf")
+    rc, out, err = run([cli, "convert", bad_dir, "-o", bad_gguf, "--force"])
+    check(rc == 0, "convert Lama\\xff-3B exits 0", repr(err[-300:]))
+    with open(bad_gguf, "rb") as f:
+        head = f.read()
+    try:
+        strs = gguf_strings(head)
+    except UnicodeDecodeError as e:
+        check(False, "the GGUF's strings are UTF-8", str(e))
+    else:
+        check(any("Lama\ufffd" in t for t in strs), "the GGUF's strings are UTF-8, U+FFFD for the byte",
+              repr(strs)[:300])
+    for args in (["inspect", "--json", bad_gguf], ["inspect", "--json", bad_dir],
+                 ["convert", bad_dir, "-o", bad_gguf, "--force", "--dry-run", "--json"],
+                 ["audit", "--json", bad_dir, bad_gguf]):
+        rc, out, err = run([cli] + args)
+        try:
+            json.loads(out.decode("utf-8"))
+            ok = rc == 0
+        except ValueError as e:
+            ok, err = False, str(e).encode()
+        check(ok, "%s of a name that is not UTF-8: UTF-8 JSON" % " ".join(a for a in args if isinstance(a, str)),
+              "rc %d: %r" % (rc, err[-300:]))
+    bad_svg = os.path.join(work, "bad-name.svg")
+    rc, out, err = run([cli, "layout", bad_gguf, "-o", bad_svg])
+    try:
+        ET.parse(bad_svg)
+        ok = rc == 0
+    except (ET.ParseError, OSError) as e:
+        ok, err = False, str(e).encode()
+    check(ok, "layout of a name that is not UTF-8: the SVG parses", repr(err[-300:]))
+    rc, out, err = run([cli, "inspect", os.path.join(os.fsencode(work), b"absent\xff.gguf")])
+    try:
+        text = err.decode("utf-8")
+    except UnicodeDecodeError as e:
+        text = "not UTF-8: %s" % e
+    check(rc == 1 and "absent\\xff.gguf" in text, "the message shows the byte as \\xff", repr(err[-300:]))
 
     # output that cannot be written: the run failed
     def run_to(cmd, where):

@@ -348,10 +348,18 @@ static void
 writer_value (TsReportWriter *self,
               JsonNode       *value)
 {
+  g_autofree char *valid = NULL;
+  const char *text;
+
   json_generator_set_root (self->generator, value);
   g_string_truncate (self->scratch, 0);
   json_generator_to_gstring (self->generator, self->scratch);
-  for (const char *p = self->scratch->str; *p != '\0'; p++)
+  /* a string that is not UTF-8 (a file name need not be), which
+   * json-glib writes as it is: JSON must be UTF-8 */
+  text = self->scratch->str;
+  if (!g_utf8_validate_len (text, self->scratch->len, NULL))
+    text = valid = g_utf8_make_valid (text, (gssize) self->scratch->len);
+  for (const char *p = text; *p != '\0'; p++)
     {
       if (*p == '\n')
         writer_newline (self);
@@ -711,9 +719,21 @@ ts_report_to_string (JsonNode *node,
 {
   g_autoptr(JsonGenerator) gen = json_generator_new ();
 
+  gsize len = 0;
+  char *text;
+
   json_generator_set_pretty (gen, pretty);
   json_generator_set_root (gen, node);
-  return json_generator_to_data (gen, NULL);
+  text = json_generator_to_data (gen, &len);
+  /* as writer_value(): JSON is UTF-8 whatever its strings came from */
+  if (!g_utf8_validate_len (text, len, NULL))
+    {
+      char *valid = g_utf8_make_valid (text, (gssize) len);
+
+      g_free (text);
+      text = valid;
+    }
+  return text;
 }
 
 /* Names and values come from the files, which may hold terminal control
@@ -737,6 +757,22 @@ ts_escape_controls (const char *text)
           /* U+FFFE, U+FFFF: no character of XML 1.0 either */
           g_string_append_printf (out, "\\uff%02x", 0xc0 | (p[2] & 0x3f));
           p += 2;
+        }
+      else if (*p >= 0x80)
+        {
+          /* a character whole, or a byte that begins none (a file name
+           * need not be UTF-8): a terminal would show it as garbage, and
+           * XML and JSON do not take it at all */
+          const char *next = g_utf8_find_next_char ((const char *) p, NULL);
+          gsize n = (gsize) (next - (const char *) p);
+
+          if ((gint32) g_utf8_get_char_validated ((const char *) p, (gssize) n) < 0)
+            g_string_append_printf (out, "\\x%02x", *p);
+          else
+            {
+              g_string_append_len (out, (const char *) p, (gssize) n);
+              p += n - 1;
+            }
         }
       else
         g_string_append_c (out, (char) *p);
