@@ -24,7 +24,8 @@
 #     is (the text reports show '?' for what the locale cannot show).
 #   - a checkpoint folder and output whose names are not UTF-8 (a file
 #     name need not be): the GGUF's strings, the JSON reports and the SVG
-#     are UTF-8 still, and a message shows the byte as \xNN;
+#     are UTF-8 still, and a message names the file by its display name
+#     (U+FFFD for the byte, as GLib's g_filename_display_name());
 #   - a standard output that cannot be written (/dev/full, closed): every
 #     command that prints exits 1 and says so on stderr, not 0 in silence.
 # Prints one line per check, ends with "N passed, M failed", exits 1 if any
@@ -304,7 +305,8 @@ def main():
         text = err.decode("utf-8")
     except UnicodeDecodeError as e:
         text = "not UTF-8: %s" % e
-    check(rc == 1 and "absent\\xff.gguf" in text, "the message shows the byte as \\xff", repr(err[-300:]))
+    check(rc == 1 and "absent\ufffd.gguf" in text, "the message names the file by its display name (U+FFFD)",
+          repr(err[-300:]))
 
     # output that cannot be written: the run failed
     def run_to(cmd, where):

@@ -1123,6 +1123,7 @@ ts_conversion_plan_new (GFile               *dir,
   self->dir = g_object_ref (dir);
   {
     g_autofree char *path = g_file_get_path (dir);
+    g_autofree char *shown = ts_file_display_name (dir);
     GStatBuf st;
 
     /* a file given where the folder belongs: say that, not that
@@ -1131,7 +1132,7 @@ ts_conversion_plan_new (GFile               *dir,
       {
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
                      _("%s is not a folder: give the checkpoint's folder (with config.json and "
-                     "the .safetensors files)"), path);
+                     "the .safetensors files)"), shown);
         return NULL;
       }
   }
@@ -1456,6 +1457,7 @@ check_output_file (TsConversionPlan  *self,
                    GError           **error)
 {
   g_autofree char *path = g_file_get_path (target);
+  g_autofree char *shown = ts_file_display_name (target);
   GStatBuf lst, st;
 
   if (path == NULL || g_lstat (path, &lst) != 0)
@@ -1465,14 +1467,14 @@ check_output_file (TsConversionPlan  *self,
   if (S_ISDIR (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
-                   _("%s is a folder: give the output file's name"), path);
+                   _("%s is a folder: give the output file's name"), shown);
       return FALSE;
     }
   if (!S_ISREG (st.st_mode) && !S_ISLNK (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
                    _("%s is not a regular file (a device, pipe or socket): it is never "
-                   "replaced"), path);
+                   "replaced"), shown);
       return FALSE;
     }
   if (S_ISREG (st.st_mode))
@@ -1485,17 +1487,17 @@ check_output_file (TsConversionPlan  *self,
 
           if (same_file (&st, s->path))
             {
-              g_autofree char *name = g_path_get_basename (s->path);
+              g_autofree char *name = g_filename_display_basename (s->path);
 
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           _("%s is the checkpoint's own %s: the conversion reads it"), path, name);
+                           _("%s is the checkpoint's own %s: the conversion reads it"), shown, name);
               return FALSE;
             }
         }
       if ((side = read_side_file (self, &st)) != NULL)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       _("%s is the checkpoint's own %s: the conversion reads it"), path, side);
+                       _("%s is the checkpoint's own %s: the conversion reads it"), shown, side);
           return FALSE;
         }
     }
@@ -1539,10 +1541,10 @@ ts_conversion_plan_check_target (TsConversionPlan  *self,
   if (self->files->len > 1 &&
       g_file_query_file_type (target, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
     {
-      g_autofree char *path = g_file_get_path (target);
+      g_autofree char *shown = ts_file_display_name (target);
 
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
-                   _("%s is a folder: give the output file's name"), path);
+                   _("%s is a folder: give the output file's name"), shown);
       return FALSE;
     }
   for (guint k = 0; k < self->files->len; k++)
@@ -1617,7 +1619,7 @@ ts_conversion_plan_check_unchanged (TsConversionPlan  *self,
           STAT_NS (st.st_mtim) != s->mtime_ns || STAT_NS (st.st_ctim) != s->ctime_ns ||
           (guint64) st.st_ino != s->inode)
         {
-          g_autofree char *name = g_path_get_basename (s->path);
+          g_autofree char *name = g_filename_display_basename (s->path);
 
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                        _("%s changed while it was being converted; the output was discarded"),

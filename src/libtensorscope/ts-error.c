@@ -67,3 +67,49 @@ ts_format_error_to_nick (TsFormatError code)
     return error_nicks[code];
   return "unknown";
 }
+
+/* A file's name need not be UTF-8; messages, labels, JSON and GGUF strings
+ * must be. GLib's display names put U+FFFD for what is not. */
+static char *
+valid_or_take (char *text)
+{
+  char *valid;
+
+  if (text == NULL || g_utf8_validate (text, -1, NULL))
+    return text;
+  valid = g_utf8_make_valid (text, -1);
+  g_free (text);
+  return valid;
+}
+
+/**
+ * ts_file_display_name:
+ * @file: a #GFile
+ *
+ * Returns: (transfer full): @file's path (or URI) to show, valid UTF-8
+ */
+char *
+ts_file_display_name (GFile *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path != NULL)
+    return g_filename_display_name (path);
+  return valid_or_take (g_file_get_parse_name (file));
+}
+
+/**
+ * ts_file_display_basename:
+ * @file: a #GFile
+ *
+ * Returns: (transfer full): @file's name to show, valid UTF-8
+ */
+char *
+ts_file_display_basename (GFile *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path != NULL)
+    return g_filename_display_basename (path);
+  return valid_or_take (g_file_get_basename (file));
+}

@@ -6,7 +6,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -76,5 +76,8 @@ typedef enum
 
 GQuark       ts_format_error_quark    (void);
 const char  *ts_format_error_to_nick  (TsFormatError code);
+
+char        *ts_file_display_name     (GFile        *file);
+char        *ts_file_display_basename (GFile        *file);
 
 G_END_DECLS

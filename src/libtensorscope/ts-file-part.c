@@ -79,7 +79,7 @@ _ts_file_part_new (GFile       *file,
   TsFilePart *self = g_object_new (TS_TYPE_FILE_PART, NULL);
 
   self->file = g_object_ref (file);
-  self->name = g_file_get_basename (file);
+  self->name = ts_file_display_basename (file);
   self->index = index;
   self->mapping = mapping ? g_mapped_file_ref (mapping) : NULL;
   self->size = size;
@@ -119,7 +119,7 @@ _ts_file_part_open (GFile   *file,
                     GError **error)
 {
   g_autofree char *path = g_file_get_path (file);
-  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *name = ts_file_display_basename (file);
   g_autoptr(GMappedFile) mapping = NULL;
   g_autoptr(GError) local_error = NULL;
   struct stat st;

@@ -921,8 +921,10 @@ load_split_set (TsModelFile     *model,
   g_autoptr(TsModelFile) first = NULL;
   g_autoptr(GFile) dir = g_file_get_parent (file);
   g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *shown = ts_file_display_basename (file);
   g_autofree char *prefix = NULL;
   g_autofree char *first_name = NULL;
+  g_autofree char *first_shown = NULL;
   g_autoptr(GString) missing = g_string_new (NULL);
   guint n_missing = 0, name_no = 0, name_count = 0;
   gsize prefix_len = 0;
@@ -937,18 +939,19 @@ load_split_set (TsModelFile     *model,
                                     _("%s: split %u of %u by its split.no and split.count, but "
                                       "its name has no model name before the split number, as "
                                       "llama.cpp's split files do: read alone"),
-                                    name, no + 1, count);
+                                    shown, no + 1, count);
       else
         _ts_model_file_add_warning (model,
                                     _("%s: split %u of %u by its split.no and split.count, but "
                                       "its name does not end in %s as llama.cpp's split files "
-                                      "do: read alone"), name, no + 1, count, suffix);
+                                      "do: read alone"), shown, no + 1, count, suffix);
       return g_object_ref (model);
     }
-  if (!check_split_position (model, name, name_no, name_count, error))
+  if (!check_split_position (model, shown, name_no, name_count, error))
     return NULL;
   prefix = g_strndup (name, prefix_len);
   first_name = split_name (prefix, 0, count);
+  first_shown = g_filename_display_name (first_name);
   for (guint i = 0; i < count; i++)
     {
       g_autofree char *sibling = split_name (prefix, i, count);
@@ -960,7 +963,11 @@ load_split_set (TsModelFile     *model,
       if (i != no && g_file_query_file_type (path, G_FILE_QUERY_INFO_NONE, cancellable) != G_FILE_TYPE_REGULAR)
         {
           if (n_missing++ < 3)
-            g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", sibling);
+            {
+              g_autofree char *sibling_shown = g_filename_display_name (sibling);
+
+              g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", sibling_shown);
+            }
         }
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -974,7 +981,7 @@ load_split_set (TsModelFile     *model,
                                                "%s: split %u of %u, and %u files of the set are "
                                                "not files in its folder (%s%s): read alone",
                                                n_missing),
-                                  name, no + 1, count, n_missing, missing->str,
+                                  shown, no + 1, count, n_missing, missing->str,
                                   n_missing > 3 ? ", …" : "");
       return g_object_ref (model);
     }
@@ -989,7 +996,7 @@ load_split_set (TsModelFile     *model,
       g_autoptr(GFile) path = g_file_get_child (dir, first_name);
 
       if ((first = TS_MODEL_FILE (load_file (path, 0, NULL, cancellable, error))) == NULL ||
-          !check_split_position (first, first_name, 0, count, error))
+          !check_split_position (first, first_shown, 0, count, error))
         return NULL;
     }
   _ts_model_file_set_progress (first, progress);
@@ -1022,14 +1029,14 @@ load_split_set (TsModelFile     *model,
   if (n_tensors == NULL || ts_metadata_entry_get_value_type (n_tensors) != TS_VALUE_INT32)
     _ts_model_file_add_warning (first,
                                 _("%s: split.tensors.count is missing or not an int32: "
-                                  "llama.cpp refuses such a split set"), first_name);
+                                  "llama.cpp refuses such a split set"), first_shown);
   else if (ts_metadata_entry_get_int64 (n_tensors) != (gint64) ts_model_file_get_n_tensors (first))
     {
       g_autofree char *value = ts_metadata_entry_to_string (n_tensors);
 
       g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_SPLIT,
                    _("%s: split.tensors.count is %s, but the %u files of the set hold %u "
-                     "tensors"), first_name, value, count, ts_model_file_get_n_tensors (first));
+                     "tensors"), first_shown, value, count, ts_model_file_get_n_tensors (first));
       return NULL;
     }
   return g_steal_pointer (&first);
@@ -1050,7 +1057,7 @@ _ts_gguf_file_load (GFile           *file,
     return g_steal_pointer (&model);
   if (count == G_MAXUINT)
     {
-      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *name = ts_file_display_basename (file);
 
       _ts_model_file_add_warning (model,
                                   _("%s: split.count is not a uint16, and llama.cpp refuses the "
@@ -1061,7 +1068,7 @@ _ts_gguf_file_load (GFile           *file,
     return g_steal_pointer (&model);
   if (!get_split_key (model, "split.no", &no) || no >= count)
     {
-      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *name = ts_file_display_basename (file);
 
       _ts_model_file_add_warning (model,
                                   _("%s: split.count is %u, but split.no is missing or not a "

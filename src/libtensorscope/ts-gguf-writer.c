@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ts-error.h"
 #include "ts-gguf-writer.h"
 #include "ts-side-file-private.h"
 
@@ -190,6 +191,9 @@ ts_gguf_writer_open (TsGgufWriter  *self,
   g_autofree char *dir_path = dir ? g_file_get_path (dir) : NULL;
   g_autofree char *base = g_file_get_basename (target);
   g_autofree char *target_path = g_file_get_path (target);
+  g_autofree char *shown = ts_file_display_name (target);
+  g_autofree char *shown_dir = dir ? ts_file_display_name (dir) : NULL;
+  g_autofree char *shown_base = ts_file_display_basename (target);
   g_autofree char *placeholder = NULL;
   int errsv;
 
@@ -198,13 +202,13 @@ ts_gguf_writer_open (TsGgufWriter  *self,
   if (dir_path == NULL || target_path == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("%s: the output must be a local file"), base);
+                   _("%s: the output must be a local file"), shown_base);
       return FALSE;
     }
   if (!overwrite && g_file_test (target_path, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   _("%s already exists (use --force to replace it)"), target_path);
+                   _("%s already exists (use --force to replace it)"), shown);
       return FALSE;
     }
   /* six 'X's: the part g_mkstemp_full() replaces with a unique name */
@@ -216,7 +220,7 @@ ts_gguf_writer_open (TsGgufWriter  *self,
       errsv = errno;
       g_clear_pointer (&self->temp_path, g_free);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   _("cannot create a file in %s: %s"), dir_path, g_strerror (errsv));
+                   _("cannot create a file in %s: %s"), shown_dir, g_strerror (errsv));
       return FALSE;
     }
   /* Reserve the space now: a disk that fills up meanwhile fails here,
@@ -228,7 +232,7 @@ ts_gguf_writer_open (TsGgufWriter  *self,
       errsv = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
                    _("cannot reserve %" PRIu64 " bytes for %s in %s: %s"),
-                   ts_gguf_writer_get_total_size (self), base, dir_path, g_strerror (errsv));
+                   ts_gguf_writer_get_total_size (self), shown_base, shown_dir, g_strerror (errsv));
       g_close (self->fd, NULL);
       self->fd = -1;
       g_unlink (self->temp_path);
@@ -339,10 +343,11 @@ ts_gguf_writer_pwrite (TsGgufWriter  *self,
       if (n <= 0)
         {
           int errsv = n < 0 ? errno : ENOSPC;
+          g_autofree char *shown = g_filename_display_name (self->temp_path);
 
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
                        _("writing %s failed at byte %" PRIu64 ": %s"),
-                       self->temp_path, offset, g_strerror (errsv));
+                       shown, offset, g_strerror (errsv));
           return FALSE;
         }
       __atomic_fetch_add (&self->written, (guint64) n, __ATOMIC_RELAXED);
@@ -380,9 +385,11 @@ ts_gguf_writer_sync (TsGgufWriter  *self,
   if (ftruncate (self->fd, (off_t) ts_gguf_writer_get_total_size (self)) != 0 ||
       fsync (self->fd) != 0)
     {
+      g_autofree char *shown = g_filename_display_name (self->temp_path);
+
       errsv = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   _("finishing %s failed: %s"), self->temp_path, g_strerror (errsv));
+                   _("finishing %s failed: %s"), shown, g_strerror (errsv));
       return FALSE;
     }
   self->synced = TRUE;
@@ -445,6 +452,7 @@ keep_replaced_aside (TsGgufWriter  *self,
                      GError       **error)
 {
   g_autofree char *stem = g_strndup (self->temp_path, strlen (self->temp_path) - strlen (".part"));
+  g_autofree char *shown = NULL;
   int errsv;
 
   self->replaced_path = g_strconcat (stem, ".old", NULL);
@@ -452,9 +460,10 @@ keep_replaced_aside (TsGgufWriter  *self,
       rename (target_path, self->replaced_path) == 0)
     return TRUE;
   errsv = errno;
+  shown = g_filename_display_name (target_path);
   g_clear_pointer (&self->replaced_path, g_free);
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-               _("cannot move the result to %s: %s"), target_path, g_strerror (errsv));
+               _("cannot move the result to %s: %s"), shown, g_strerror (errsv));
   return FALSE;
 }
 
@@ -490,9 +499,11 @@ ts_gguf_writer_commit (TsGgufWriter  *self,
     status = rename_noreplace (self, self->temp_path, target_path);
   if (status != 0)
     {
+      g_autofree char *shown = g_filename_display_name (target_path);
+
       errsv = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
-                   _("cannot move the result to %s: %s"), target_path, g_strerror (errsv));
+                   _("cannot move the result to %s: %s"), shown, g_strerror (errsv));
       /* the old file back under its name (a second name dropped, or the
        * file moved back) */
       if (self->replaced_path != NULL &&

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ts-error.h"
 #include "ts-side-file-private.h"
 #include "ts-hf-naming.h"
 
@@ -1588,14 +1589,7 @@ ts_hf_naming_new (GFile            *dir,
     apply_model_id (self, config->name_or_path, "config.json: _name_or_path");
   /* GGUF's strings are UTF-8, a folder's name need not be (U+FFFD for
    * what is not; llama.cpp's converter fails there, on encoding it) */
-  folder = g_file_get_basename (dir);
-  if (!g_utf8_validate (folder, -1, NULL))
-    {
-      char *valid = g_utf8_make_valid (folder, -1);
-
-      g_free (folder);
-      folder = valid;
-    }
+  folder = ts_file_display_basename (dir);
   apply_model_id (self, folder, "folder name");
   set_field (self, TS_HF_NAMING_NAME, folder, "folder name");
   if (self->values[TS_HF_NAMING_SIZE_LABEL] == NULL && total_params > 0)

@@ -26,6 +26,7 @@
 
 #include <string.h>
 
+#include "ts-error.h"
 #include "ts-side-file-private.h"
 #include "ts-hf-tokenizer.h"
 #include "ts-json-private.h"
@@ -300,7 +301,7 @@ load_text (GFile       *file,
            gsize       *length,
            GError     **error)
 {
-  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *name = ts_file_display_basename (file);
   GError *local_error = NULL;
 
   if (!_ts_load_side_file (file, MAX_JSON_SIZE, NULL, contents, length, &local_error))

@@ -14,6 +14,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 
+#include "ts-error.h"
 #include "ts-layout.h"
 #include "ts-report.h"
 #include "ts-test-hook-private.h"
@@ -804,7 +805,7 @@ build_plan_bands (TsLayout   *self,
       Strip strip = { 0 };
       guint data_band = TS_LAYOUT_NO_BAND;
 
-      strip.name = g_file_get_basename (file);
+      strip.name = ts_file_display_basename (file);
       strip.size = file_size;
       strip.heading = g_strdup_printf ("%s — %s", strip.name, file_size_text);
       strip.layers = g_array_new (FALSE, FALSE, sizeof (LayerSpan));

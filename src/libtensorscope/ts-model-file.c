@@ -137,7 +137,7 @@ _ts_model_file_set_file (TsModelFile *self,
 
   g_set_object (&priv->file, file);
   g_clear_pointer (&priv->display_name, g_free);
-  priv->display_name = g_file_get_basename (file);
+  priv->display_name = ts_file_display_basename (file);
 }
 
 void
@@ -254,7 +254,7 @@ sniff_and_load (GFile           *file,
 {
   g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GFileInputStream) stream = NULL;
-  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *name = ts_file_display_basename (file);
   g_autoptr(GError) local_error = NULL;
   guint8 head[64];
   gsize n_read = 0;

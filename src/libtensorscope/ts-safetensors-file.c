@@ -675,7 +675,7 @@ parse_index (GFile        *index_file,
              GCancellable *cancellable,
              GError      **error)
 {
-  g_autofree char *name = g_file_get_basename (index_file);
+  g_autofree char *name = ts_file_display_basename (index_file);
   g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GList) members = NULL;
@@ -814,7 +814,7 @@ load_sharded (GFile           *index_file,
   g_autoptr(TsSafetensorsFile) self = g_object_new (TS_TYPE_SAFETENSORS_FILE, NULL);
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   g_autoptr(GFile) dir = g_file_get_parent (index_file);
-  g_autofree char *index_name = g_file_get_basename (index_file);
+  g_autofree char *index_name = ts_file_display_basename (index_file);
   IndexInfo info = { 0 };
   gboolean ok = TRUE;
 
@@ -856,7 +856,7 @@ load_folder_without_index (GFile           *dir,
   g_autoptr(GFileEnumerator) enumerator = NULL;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) model_names = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dir_name = g_file_get_basename (dir);
+  g_autofree char *dir_name = ts_file_display_basename (dir);
   GPtrArray *chosen;
   GFileInfo *fi;
 
@@ -955,7 +955,7 @@ _ts_safetensors_file_load (GFile           *file,
                            GError         **error)
 {
   g_autoptr(TsSafetensorsFile) self = NULL;
-  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *name = ts_file_display_basename (file);
   g_autofree char *problem = NULL;
   g_autoptr(GFile) index = NULL;
 

@@ -12,6 +12,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "ts-error.h"
 #include "ts-dtype.h"
 #include "ts-sample.h"
 
@@ -1383,7 +1384,7 @@ sample_write_configs (SampleWriter           *writer,
                       const TsSampleOptions  *o,
                       GError                **error)
 {
-  g_autofree char *name = g_file_get_basename (writer->dir);
+  g_autofree char *name = ts_file_display_basename (writer->dir);
   g_autoptr(JsonBuilder) config = sample_config_builder (o, name);
   g_autoptr(JsonBuilder) generation = sample_generation_config_builder (o);
 

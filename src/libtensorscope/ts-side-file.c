@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ts-error.h"
 #include "ts-json-private.h"
 #include "ts-side-file-private.h"
 
@@ -235,7 +236,7 @@ _ts_load_side_json (GFile        *file,
                     JsonParser   *parser,
                     GError      **error)
 {
-  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *name = ts_file_display_basename (file);
   g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
   const char *bad = NULL;

@@ -25,6 +25,7 @@
 
 #include <string.h>
 
+#include "ts-error.h"
 #include "ts-side-file-private.h"
 #include "ts-spm-model-private.h"
 
@@ -442,7 +443,7 @@ TsSpmModel *
 _ts_spm_model_load (GFile   *file,
                     GError **error)
 {
-  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *name = ts_file_display_basename (file);
   g_autofree char *contents = NULL;
   GError *local_error = NULL;
   gsize length = 0;

@@ -57,6 +57,10 @@ struct _TsConvertWizard
 
   Page              page;
   gboolean          closing;
+  /* the file the target entry shows, for a path that is not UTF-8 (an
+   * entry holds its display name, which names another file) */
+  GFile            *shown_target;
+  char             *shown_target_text;
   GApplication     *held_app;   /* kept running until the converter has cleaned up */
   guint             busy;
   GSettings        *settings;
@@ -826,7 +830,7 @@ ts_convert_wizard_set_source (TsConvertWizard *self,
     gtk_label_set_text (self->size_labels[i], _("calculating…"));
   self->target_edited = FALSE;
 
-  name = g_file_get_basename (dir);
+  name = ts_file_display_basename (dir);
   path = g_file_get_parse_name (dir);
   gtk_label_set_text (self->source_name_label, name);
   gtk_label_set_text (self->source_path_label, path);
@@ -940,12 +944,23 @@ sizes_worker (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
+/* the entry shows @file by its display name and stands for it until edited */
 static void
-set_target_text (TsConvertWizard *self,
-                 const char      *path)
+show_target (TsConvertWizard *self,
+             GFile           *file)
+{
+  g_set_object (&self->shown_target, file);
+  g_free (self->shown_target_text);
+  self->shown_target_text = ts_file_display_name (file);
+  gtk_editable_set_text (GTK_EDITABLE (self->target_entry), self->shown_target_text);
+}
+
+static void
+set_target_file (TsConvertWizard *self,
+                 GFile           *file)
 {
   self->setting_target = TRUE;
-  gtk_editable_set_text (GTK_EDITABLE (self->target_entry), path);
+  show_target (self, file);
   self->setting_target = FALSE;
 }
 
@@ -963,8 +978,7 @@ update_default_target (TsConvertWizard *self)
   /* next to the checkpoint folder, as llama.cpp's converter does with --outfile unset */
   parent = g_file_get_parent (self->source_dir);
   file = g_file_get_child (parent ? parent : self->source_dir, name);
-  path = g_file_get_path (file);
-  set_target_text (self, path);
+  set_target_file (self, file);
 }
 
 static void update_target_warning (TsConvertWizard *self);
@@ -1100,6 +1114,8 @@ target_from_text (TsConvertWizard *self,
 
   if (text[0] == '\0')
     return NULL;
+  if (self->shown_target != NULL && g_str_equal (text, self->shown_target_text))
+    return g_object_ref (self->shown_target);
   if (g_str_equal (text, "~") || g_str_has_prefix (text, "~/"))
     return g_file_new_build_filename (g_get_home_dir (), text + 1, NULL);
   if (g_path_is_absolute (text) || self->source_dir == NULL)
@@ -1343,8 +1359,8 @@ update_preview_summary (TsConvertWizard *self)
       guint n_files = ts_conversion_plan_get_n_files (self->plan);
       g_autoptr(GFile) first = output_file (self);
       g_autoptr(GFile) last = ts_conversion_plan_get_output_file (self->plan, self->target, n_files - 1);
-      g_autofree char *first_name = g_file_get_basename (first);
-      g_autofree char *last_name = g_file_get_basename (last);
+      g_autofree char *first_name = ts_file_display_basename (first);
+      g_autofree char *last_name = ts_file_display_basename (last);
       /* Translators: "Split into 3 files: M-00001-of-00003.gguf to M-00003-of-00003.gguf" */
       g_autofree char *split = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Split into %u file: %s to %s",
                                                              "Split into %u files: %s to %s", n_files),
@@ -1368,7 +1384,7 @@ update_preview_summary (TsConvertWizard *self)
                                    n_existing);
       else
         {
-          g_autofree char *name = g_file_get_basename (self->target);
+          g_autofree char *name = ts_file_display_basename (self->target);
 
           replace = g_strdup_printf (_("“%s” exists: Replace overwrites it once the "
                                        "new file is complete."), name);
@@ -1394,7 +1410,7 @@ show_plan (TsConvertWizard *self)
 
   g_clear_object (&self->layout);
   {
-    g_autofree char *name = self->target != NULL ? g_file_get_basename (self->target) : NULL;
+    g_autofree char *name = self->target != NULL ? ts_file_display_basename (self->target) : NULL;
 
     self->layout = ts_layout_new_for_plan (self->plan, name);
   }
@@ -2173,13 +2189,10 @@ void
 ts_convert_wizard_set_target (TsConvertWizard *self,
                               GFile           *target)
 {
-  g_autofree char *path = NULL;
-
   g_return_if_fail (TS_IS_CONVERT_WIZARD (self));
   g_return_if_fail (G_IS_FILE (target));
 
-  path = g_file_get_path (target);
-  gtk_editable_set_text (GTK_EDITABLE (self->target_entry), path ? path : "");
+  show_target (self, target);
   self->target_edited = TRUE;
 }
 
@@ -2343,6 +2356,8 @@ ts_convert_wizard_dispose (GObject *object)
   g_clear_object (&self->plan_metadata);
   g_clear_object (&self->layout);
   g_clear_object (&self->target);
+  g_clear_object (&self->shown_target);
+  g_clear_pointer (&self->shown_target_text, g_free);
   g_clear_object (&self->converter);
   g_clear_object (&self->output);
   g_clear_object (&self->audit);

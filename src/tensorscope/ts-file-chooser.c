@@ -160,7 +160,7 @@ ts_file_chooser_run_async (GtkWindow           *parent,
   else
     {
       g_autoptr(GFile) folder = initial_folder (initial_name);
-      g_autofree char *name = initial_name ? g_path_get_basename (initial_name) : NULL;
+      g_autofree char *name = initial_name ? g_filename_display_basename (initial_name) : NULL;
 
       if (folder != NULL)
         gtk_file_dialog_set_initial_folder (dialog, folder);
@@ -300,7 +300,7 @@ ts_file_chooser_run_async (GtkWindow           *parent,
   if (actions[mode] == GTK_FILE_CHOOSER_ACTION_SAVE && initial_name != NULL)
     {
       g_autoptr(GFile) folder = initial_folder (initial_name);
-      g_autofree char *name = g_path_get_basename (initial_name);
+      g_autofree char *name = g_filename_display_basename (initial_name);
 
       if (folder != NULL)
         gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), folder, NULL);

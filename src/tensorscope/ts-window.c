@@ -390,7 +390,7 @@ show_error (TsWindow     *self,
             GFile        *file,
             const GError *error)
 {
-  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *name = ts_file_display_basename (file);
   g_autofree char *title = g_strdup_printf (_("Could Not Open “%s”"), name);
 
   gtk_label_set_text (self->error_title, title);
@@ -509,7 +509,7 @@ ts_window_open (TsWindow *self,
   if (gtk_widget_get_visible (self->banner_reload_button))
     dismiss_banner (self);
 
-  name = g_file_get_basename (file);
+  name = ts_file_display_basename (file);
   text = g_strdup_printf (_("Opening “%s”…"), name);
   gtk_label_set_text (self->loading_label, text);
   gtk_spinner_set_spinning (self->loading_spinner, TRUE);
@@ -705,7 +705,7 @@ static void
 on_exported (TsWindow *self,
              GFile    *file)
 {
-  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *name = ts_file_display_basename (file);
   g_autofree char *text = g_strdup_printf (_("Exported “%s”"), name);
 
   g_set_object (&self->exported, file);
@@ -761,7 +761,7 @@ export_launched (GObject      *object,
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
       launch->self->exported != NULL)
     {
-      g_autofree char *name = g_file_get_basename (launch->file);
+      g_autofree char *name = ts_file_display_basename (launch->file);
       g_autofree char *text = NULL;
 
       /* GIO's words for a file gone ("Error when getting information for

@@ -2223,6 +2223,39 @@ test_hostile (void)
   }
 }
 
+/* A file name need not be UTF-8, and GTK's labels and Pango take nothing
+ * else (a raw \xff warned "Invalid UTF-8 string passed to
+ * pango_layout_set_text()" and an assertion failed in GVariant, both fatal
+ * here): the window names such a file by its display name, U+FFFD for the
+ * byte, whether it opens or not */
+static void
+test_name_not_utf8 (void)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *odd = NULL;
+  g_autofree char *missing = g_build_filename (fixture_dir, "absent\xff.gguf", NULL);
+  g_autoptr(GFile) file = NULL;
+  TsWindow *window;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (gguf_path, &contents, &len, NULL));
+  odd = write_file ("tiny\xff\xfe.gguf", contents, (gssize) len);
+  file = g_file_new_for_path (odd);
+  window = ts_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  ts_window_open (window, file);
+  ts_test_wait_for_page (window, "model");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tiny\ufffd\ufffd.gguf");
+  g_assert_cmpstr (ts_model_file_get_display_name (ts_window_get_model (window)), ==,
+                   "tiny\ufffd\ufffd.gguf");
+  /* the layout's strip heading is drawn with Pango too */
+  ts_window_show_view (window, "tensors");
+  ts_test_run_for (200);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  check_error_page (missing, "absent\ufffd.gguf: there is no such file in", "No such file", TRUE, NULL);
+}
+
 static void
 test_drop (void)
 {
@@ -3335,6 +3368,7 @@ main (int   argc,
   g_test_add_func ("/window/metadata", test_metadata);
   g_test_add_func ("/window/copy-big-array", test_copy_big_array);
   g_test_add_func ("/window/hostile", test_hostile);
+  g_test_add_func ("/window/name-not-utf8", test_name_not_utf8);
   g_test_add_func ("/window/drop", test_drop);
   g_test_add_func ("/window/dark-style", test_dark_style);
   g_test_add_func ("/window/band-text-contrast", test_band_text_contrast);

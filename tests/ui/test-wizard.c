@@ -2613,6 +2613,52 @@ test_quit_on_sigterm (void)
   g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
 }
 
+/* A checkpoint in a folder whose path is not UTF-8 (a file name need not
+ * be): the wizard shows the path by its display name (an entry and Pango
+ * take nothing else, and warned, fatal here) and still writes next to the
+ * checkpoint, in the folder the display name only stands for */
+static void
+test_wizard_name_not_utf8 (void)
+{
+  g_autofree char *parent = g_build_filename (fixture_dir, "odd\xff", NULL);
+  g_autofree char *dir = g_build_filename (parent, "Tiny\xfe-Llama", NULL);
+  g_autofree char *target_path = NULL;
+  g_autofree char *target_dir = NULL;
+  TsSampleOptions options;
+  TsConvertWizard *wizard;
+  GFile *target;
+
+  g_assert_cmpint (g_mkdir (parent, 0755), ==, 0);
+  ts_sample_options_init (&options);
+  write_sample (dir, &options);
+  wizard = open_wizard (dir);
+  g_assert_null (ts_convert_wizard_get_problem (wizard));
+  g_assert_nonnull (find_mapped_label (GTK_WIDGET (wizard), "Tiny\ufffd-Llama"));
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (sizes_known, wizard, 30, "the predicted sizes");
+  ts_convert_wizard_set_outtype (wizard, TS_OUTTYPE_Q8_0);
+  ts_test_run_for (200);
+  /* the name from the folder's is UTF-8, as GGUF's strings are */
+  g_assert_true (g_utf8_validate (ts_convert_wizard_get_naming (wizard, "name"), -1, NULL));
+  g_assert_null (ts_convert_wizard_get_target_message (wizard));
+
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (on_preview_page, wizard, 30, "the plan");
+  ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
+  target = ts_convert_wizard_get_target (wizard);
+  g_assert_nonnull (target);
+  target_path = g_file_get_path (target);
+  target_dir = g_path_get_dirname (target_path);
+  g_assert_cmpstr (target_dir, ==, parent);
+  g_assert_true (g_str_has_suffix (target_path, "-Q8_0.gguf"));
+  ts_convert_wizard_go_next (wizard);
+  ts_test_wait_until (on_verify_done, wizard, 60, "the conversion and its audit");
+  g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "done");
+  g_assert_true (ts_audit_report_get_passed (ts_audit_pane_get_report (ts_convert_wizard_get_audit_pane (wizard))));
+  g_assert_true (g_file_test (target_path, G_FILE_TEST_IS_REGULAR));
+  gtk_window_destroy (GTK_WINDOW (wizard));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2654,6 +2700,7 @@ main (int   argc,
   g_test_add_func ("/wizard/audit-close-while-running", test_audit_close_while_running);
   g_test_add_func ("/wizard/restart-same-target", test_wizard_restart_same_target);
   g_test_add_func ("/wizard/split", test_wizard_split);
+  g_test_add_func ("/wizard/name-not-utf8", test_wizard_name_not_utf8);
   g_test_add_func ("/wizard/remembers-options", test_wizard_remembers_options);
   /* last: the application quits */
   g_test_add_func ("/wizard/quit-on-sigterm", test_quit_on_sigterm);
