@@ -333,6 +333,14 @@ def main():
     check("inspect of a link to nothing: 'No such file or directory'",
           r.returncode == 1 and "link to nothing: No such file or directory" in r.stderr, r.stderr)
     os.remove(nowhere)
+    loop_a, loop_b = os.path.join(out_dir, "loop-a.gguf"), os.path.join(out_dir, "loop-b.gguf")
+    os.symlink(loop_b, loop_a)
+    os.symlink(loop_a, loop_b)
+    r = run("inspect", loop_a)
+    check("inspect of a loop of links: said so (not 'a link to nothing: Too many levels…')",
+          r.returncode == 1 and "loop-a.gguf: a link in a loop of links" in r.stderr, r.stderr)
+    os.remove(loop_a)
+    os.remove(loop_b)
 
     # one descriptor a shard: more shards than the soft open-file limit
     many = fresh("many-shards", "--layers", "40", "--hidden", "64", "--heads", "2",
@@ -541,6 +549,17 @@ def split_output(good, big, many, slow):
           and parts == [os.path.basename(x) for x in names(n)] and
           len(json.loads(i.stdout)["tensors"]) == len(tensors),
           "exit %d: %s %s %s" % (r.returncode, r.stderr.strip(), present(), i.stderr.strip()))
+    r = run("audit", good, names(n)[0])
+    check("split: the whole set audits", r.returncode == 0 and "PASS" in r.stdout, r.stderr.strip()[-300:])
+    # a file of the set gone: the audit says so, not that every tensor of
+    # the other files was lost
+    os.remove(names(n)[1])
+    for opened in (names(n)[0], names(n)[-1]):
+        r = run("audit", good, opened)
+        check("split, a file missing, audited at %s: refused, naming the missing file" % os.path.basename(opened),
+              r.returncode == 1 and "split set of %d" % n in r.stderr and
+              os.path.basename(names(n)[1]) in r.stderr and "tensor-mapping" not in r.stdout,
+              "exit %d: %s %s" % (r.returncode, r.stdout[-300:], r.stderr.strip()[-300:]))
     shutil.rmtree(sdir)
     os.makedirs(sdir)
 

@@ -321,6 +321,34 @@ list_add (GString    *list,
     g_string_append (list, ", …");
 }
 
+/* A GGUF split file read alone (a file of its set missing, or named
+ * otherwise than llama.cpp names them): compared, all the tensors of the
+ * other files would count as lost, and the checks would blame them, not
+ * the set. Refused, with what the reader said of the set. */
+static gboolean
+check_whole_set (TsModelFile  *model,
+                 GError      **error)
+{
+  TsMetadataEntry *count = TS_IS_GGUF_FILE (model)
+                         ? ts_model_file_lookup_metadata (model, "split.count") : NULL;
+  guint n_parts = g_list_model_get_n_items (ts_model_file_get_parts (model));
+  const char * const *warnings = ts_model_file_get_warnings (model);
+  g_autofree char *name = NULL;
+  g_autofree char *why = NULL;
+
+  if (count == NULL || ts_metadata_entry_get_value_type (count) != TS_VALUE_UINT16 ||
+      ts_metadata_entry_get_uint64 (count) <= n_parts)
+    return TRUE;
+  name = ts_file_display_basename (ts_model_file_get_file (model));
+  why = warnings != NULL && warnings[0] != NULL ? g_strjoinv ("; ", (char **) warnings)
+                                                : g_strdup ("");
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               _("%s is one file of a split set of %u, and the set could not be read as one "
+                 "(%s): an audit compares the whole set"),
+               name, (guint) ts_metadata_entry_get_uint64 (count), why);
+  return FALSE;
+}
+
 static gboolean
 choose_mode (AuditRun  *run,
              GError   **error)
@@ -328,6 +356,8 @@ choose_mode (AuditRun  *run,
   gboolean source_gguf = TS_IS_GGUF_FILE (run->source);
   gboolean target_gguf = TS_IS_GGUF_FILE (run->target);
 
+  if (!check_whole_set (run->source, error) || !check_whole_set (run->target, error))
+    return FALSE;
   if (!source_gguf && target_gguf)
     run->mode = TS_AUDIT_MODE_CONVERSION;
   else if (source_gguf && target_gguf)

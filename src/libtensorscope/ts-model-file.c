@@ -284,8 +284,12 @@ sniff_and_load (GFile           *file,
       GStatBuf st;
       int errsv = path != NULL && g_stat (path, &st) != 0 ? errno : ENOENT;
 
-      g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
-                   _("%s: a link to nothing: %s"), name, g_strerror (errsv));
+      if (errsv == ELOOP)
+        g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                     _("%s: a link in a loop of links, which never reaches a file"), name);
+      else
+        g_set_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_IO,
+                     _("%s: a link to nothing: %s"), name, g_strerror (errsv));
       return NULL;
     }
   if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
