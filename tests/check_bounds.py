@@ -318,6 +318,17 @@ def write_json_streaming(path, obj, key, open_, close, items):
         f.write(close + tail)
 
 
+def check_index_junk(what, item, n):
+    """An index whose junk member is an array of n items: refused."""
+    d = os.path.join(WORK, "index-many-" + what)
+    os.makedirs(d)
+    write_json_streaming(os.path.join(d, "model.safetensors.index.json"),
+                         {"metadata": {}, "weight_map": {}, "junk": None}, "junk", "[", "]",
+                         itertools.repeat(item, n))
+    check("inspect: an index of {:,} {}".format(n, what), ["inspect", "--json", d], 1, 10, 160,
+          "invalid-index")
+
+
 def converter_inputs():
     """A valid tiny checkpoint, then config/tokenizer files that claim or
     nest too much: convert must refuse quickly and write nothing."""
@@ -465,13 +476,7 @@ def converter_inputs():
                              itertools.repeat("0", n))
         check("audit: a tokenizer.json of 5,000,000 values (not compared, a warning)",
               ["audit", d, gg], 0, 10, 160)
-    d = os.path.join(WORK, "index-many-values")
-    os.makedirs(d)
-    write_json_streaming(os.path.join(d, "model.safetensors.index.json"),
-                         {"metadata": {}, "weight_map": {}, "junk": None}, "junk", "[", "]",
-                         itertools.repeat("0", n))
-    check("inspect: an index of 5,000,000 values", ["inspect", "--json", d], 1, 10, 160,
-          "invalid-index")
+    check_index_junk("values", "0", n)
     n = 23 * 10 ** 6
     body_len = len(b'{"junk":[') + 2 * (n - 1) + len(b'0]}')    # ~46 MB
     pad = (-body_len) % 8
@@ -491,13 +496,7 @@ def converter_inputs():
                              itertools.repeat('{"k":0}', n))
         check("convert --dry-run: %s of 1,000,000 objects" % name,
               ["convert", d, "-o", out, "--dry-run"], 1, 10, 160)
-    d = os.path.join(WORK, "index-many-objects")
-    os.makedirs(d)
-    write_json_streaming(os.path.join(d, "model.safetensors.index.json"),
-                         {"metadata": {}, "weight_map": {}, "junk": None}, "junk", "[", "]",
-                         itertools.repeat('{"k":0}', n))
-    check("inspect: an index of 1,000,000 objects", ["inspect", "--json", d], 1, 10, 160,
-          "invalid-index")
+    check_index_junk("objects", '{"k":0}', n)
     n = 4 * 10 ** 6
     path = st_file("objects.safetensors", lambda: b'{"junk":[' + b'{"k":0},' * (n - 1) + b'{"k":0}]}')
     check("inspect: a Safetensors header of 4,000,000 objects", ["inspect", "--json", path],

@@ -82,6 +82,18 @@ valid_or_take (char *text)
   return valid;
 }
 
+/* @file's path, or its name alone for @base, to show */
+static char *
+display_name (GFile    *file,
+              gboolean  base)
+{
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path != NULL)
+    return base ? g_filename_display_basename (path) : g_filename_display_name (path);
+  return valid_or_take (base ? g_file_get_basename (file) : g_file_get_parse_name (file));
+}
+
 /**
  * ts_file_display_name:
  * @file: a #GFile
@@ -91,11 +103,7 @@ valid_or_take (char *text)
 char *
 ts_file_display_name (GFile *file)
 {
-  g_autofree char *path = g_file_get_path (file);
-
-  if (path != NULL)
-    return g_filename_display_name (path);
-  return valid_or_take (g_file_get_parse_name (file));
+  return display_name (file, FALSE);
 }
 
 /**
@@ -107,9 +115,5 @@ ts_file_display_name (GFile *file)
 char *
 ts_file_display_basename (GFile *file)
 {
-  g_autofree char *path = g_file_get_path (file);
-
-  if (path != NULL)
-    return g_filename_display_basename (path);
-  return valid_or_take (g_file_get_basename (file));
+  return display_name (file, TRUE);
 }
