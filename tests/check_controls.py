@@ -44,6 +44,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "fixtures"))
 import gen_valid as gv  # noqa: E402
 from tscheck import check as tcheck, summary  # noqa: E402
+from check_interop import parse_gguf  # noqa: E402
 
 ESC_KEY = "k\x1b[2J"
 ESC_VALUE = "\x1b]0;pwned\x07\x1b[31mred\u009b1m"
@@ -59,43 +60,6 @@ def raw_controls(data):
     text = data.decode("utf-8", "replace")
     bad += [c for c in text if 0x80 <= ord(c) <= 0x9f]
     return bad
-
-
-def gguf_strings(head):
-    """Every key and string value of a GGUF v3 header, decoded strictly as
-    UTF-8 (UnicodeDecodeError if one is not); "key=value" for strings."""
-    pos = 24
-    sizes = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
-    n_kv = struct.unpack_from("<Q", head, 16)[0]
-    out = []
-
-    def rstr():
-        nonlocal pos
-        n = struct.unpack_from("<Q", head, pos)[0]
-        s = head[pos + 8:pos + 8 + n].decode("utf-8")
-        pos += 8 + n
-        return s
-
-    def skip(t):
-        nonlocal pos
-        if t == 8:
-            return rstr()
-        if t == 9:
-            et, n = struct.unpack_from("<IQ", head, pos)
-            pos += 12
-            for _ in range(n):
-                skip(et)
-            return None
-        pos += sizes[t]
-        return None
-
-    for _ in range(n_kv):
-        key = rstr()
-        t = struct.unpack_from("<I", head, pos)[0]
-        pos += 4
-        v = skip(t)
-        out.append(key + "=" + v if isinstance(v, str) else key)
-    return out
 
 
 def run(cmd, locale="C.UTF-8"):
@@ -272,15 +236,14 @@ def main():
     bad_gguf = os.path.join(os.fsencode(work), b"bad\xff\xfe.gguf")
     rc, out, err = run([cli, "convert", bad_dir, "-o", bad_gguf, "--force"])
     check(rc == 0, "convert Lama\\xff-3B exits 0", repr(err[-300:]))
-    with open(bad_gguf, "rb") as f:
-        head = f.read()
-    try:
-        strs = gguf_strings(head)
-    except UnicodeDecodeError as e:
-        check(False, "the GGUF's strings are UTF-8", str(e))
-    else:
-        check(any("Lama\ufffd" in t for t in strs), "the GGUF's strings are UTF-8, U+FFFD for the byte",
-              repr(strs)[:300])
+    # parse_gguf keeps a byte that is not UTF-8 as a lone surrogate
+    g = parse_gguf(os.fsdecode(bad_gguf))
+    strs = [kv["key"] + "=" + kv["value"] if isinstance(kv["value"], str) else kv["key"]
+            for kv in g["kvs"]] + [t["name"] for t in g["tensors"]]
+    raw = [t for t in strs if any("\udc80" <= c <= "\udcff" for c in t)]
+    check(not raw, "the GGUF's strings are UTF-8", repr(raw)[:300])
+    check(any("Lama\ufffd" in t for t in strs), "the GGUF's strings say U+FFFD for the byte",
+          repr(strs)[:300])
     for args in (["inspect", "--json", bad_gguf], ["inspect", "--json", bad_dir],
                  ["convert", bad_dir, "-o", bad_gguf, "--force", "--dry-run", "--json"],
                  ["audit", "--json", bad_dir, bad_gguf]):

@@ -1126,12 +1126,41 @@ test_report_stream_stops (void)
   g_assert_cmpuint (n_built, <, 10000);
 }
 
+/* Text that is not UTF-8 (a file name need not be) comes out valid, with
+ * U+FFFD for the bad byte, from the helper and from a JSON report */
+static void
+test_utf8_take_valid (void)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *same = NULL;
+  g_autofree char *fixed = NULL;
+  g_autofree char *json = NULL;
+  char *text = g_strdup ("Lama-mod\xc3\xa8le");
+
+  same = ts_utf8_take_valid (text, -1);
+  g_assert_true (same == text);
+  g_assert_null (ts_utf8_take_valid (NULL, -1));
+  fixed = ts_utf8_take_valid (g_strdup ("Lama\xff-3B"), -1);
+  g_assert_cmpstr (fixed, ==, "Lama\xef\xbf\xbd-3B");
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "path");
+  json_builder_add_string_value (b, "/models/bad\xff\xfe.gguf");
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json = ts_report_to_string (root, FALSE);
+  g_assert_true (g_utf8_validate (json, -1, NULL));
+  g_assert_nonnull (strstr (json, "bad\xef\xbf\xbd\xef\xbf\xbd.gguf"));
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/f16", test_f16);
+  g_test_add_func ("/core/utf8-take-valid", test_utf8_take_valid);
   g_test_add_func ("/core/bf16", test_bf16);
   g_test_add_func ("/core/encode-sweep", test_encode_sweep);
   g_test_add_func ("/core/q8_0", test_q8_0);

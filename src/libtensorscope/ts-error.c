@@ -68,16 +68,27 @@ ts_format_error_to_nick (TsFormatError code)
   return "unknown";
 }
 
-/* A file's name need not be UTF-8; messages, labels, JSON and GGUF strings
- * must be. GLib's display names put U+FFFD for what is not. */
-static char *
-valid_or_take (char *text)
+/**
+ * ts_utf8_take_valid:
+ * @text: (transfer full) (nullable): text that may not be UTF-8
+ * @length: its length in bytes, or -1 if nul-terminated
+ *
+ * A file's name need not be UTF-8; messages, labels, JSON and GGUF strings
+ * must be. @text as it is when it is valid UTF-8, else a copy with U+FFFD
+ * for each invalid sequence, as GLib's display names have it (@text is
+ * freed).
+ *
+ * Returns: (transfer full) (nullable): valid UTF-8
+ */
+char *
+ts_utf8_take_valid (char   *text,
+                    gssize  length)
 {
   char *valid;
 
-  if (text == NULL || g_utf8_validate (text, -1, NULL))
+  if (text == NULL || g_utf8_validate (text, length, NULL))
     return text;
-  valid = g_utf8_make_valid (text, -1);
+  valid = g_utf8_make_valid (text, length);
   g_free (text);
   return valid;
 }
@@ -91,7 +102,7 @@ display_name (GFile    *file,
 
   if (path != NULL)
     return base ? g_filename_display_basename (path) : g_filename_display_name (path);
-  return valid_or_take (base ? g_file_get_basename (file) : g_file_get_parse_name (file));
+  return ts_utf8_take_valid (base ? g_file_get_basename (file) : g_file_get_parse_name (file), -1);
 }
 
 /**

@@ -79,5 +79,7 @@ const char  *ts_format_error_to_nick  (TsFormatError code);
 
 char        *ts_file_display_name     (GFile        *file);
 char        *ts_file_display_basename (GFile        *file);
+char        *ts_utf8_take_valid       (char         *text,
+                                       gssize        length);
 
 G_END_DECLS

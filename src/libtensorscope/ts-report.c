@@ -726,14 +726,7 @@ ts_report_to_string (JsonNode *node,
   json_generator_set_root (gen, node);
   text = json_generator_to_data (gen, &len);
   /* as writer_value(): JSON is UTF-8 whatever its strings came from */
-  if (!g_utf8_validate_len (text, len, NULL))
-    {
-      char *valid = g_utf8_make_valid (text, (gssize) len);
-
-      g_free (text);
-      text = valid;
-    }
-  return text;
+  return ts_utf8_take_valid (text, (gssize) len);
 }
 
 /* Names and values come from the files, which may hold terminal control
