@@ -734,6 +734,19 @@ test_shard_alone (TsTestDir     *fx,
                                 "folder's index cannot be read",
                                 "model.safetensors.index.json: byte 23: a string key expected, not ','"));
   }
+  /* a rule of the index's content, which json-glib cannot place: no byte
+   * offset, rather than a wrong one (it said "byte 0") */
+  g_assert_true (g_file_set_contents (index, "{\"weight_map\": {\"a\": 1}}", -1, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(TsModelFile) model = load_path (index, &error);
+
+    g_assert_null (model);
+    g_assert_error (error, TS_FORMAT_ERROR, TS_FORMAT_ERROR_INVALID_INDEX);
+    g_assert_cmpstr (error->message, ==, "model.safetensors.index.json: weight_map entry \"a\" "
+                                         "is not a file name");
+    g_clear_error (&error);
+  }
 }
 
 /* A GGUF file cut off right after its fixed header is told where it ends,

@@ -687,12 +687,12 @@ parse_index (GFile        *index_file,
   gsize len, where = 0;
 
   if (!_ts_load_side_file (index_file, ST_MAX_HEADER, cancellable, &contents, &len, &local_error))
-    return fail_at (error, name, 0, TS_FORMAT_ERROR_IO, "%s", local_error->message);
+    return fail_in (error, name, TS_FORMAT_ERROR_IO, "%s", local_error->message);
   if (len > ST_MAX_HEADER)
-    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+    return fail_in (error, name, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index is larger than 100,000,000 bytes"));
   if (strspn (contents, " \t\n\r") == len)
-    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+    return fail_in (error, name, TS_FORMAT_ERROR_INVALID_INDEX,
                     len == 0 ? _("the index is empty") : _("the index holds only white space"));
   check = _ts_json_check (contents, len, TS_JSON_MAX_VALUES, &where, &expected);
   if (check == TS_JSON_NOT_STRICT || check == TS_JSON_TOO_DEEP || check == TS_JSON_SYNTAX)
@@ -703,7 +703,7 @@ parse_index (GFile        *index_file,
                       _("the index is not valid JSON: %s"), problem);
     }
   if (check == TS_JSON_TOO_MANY_VALUES)
-    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+    return fail_in (error, name, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index would take more than %d MB once parsed, more than any real one"),
                     TS_JSON_MAX_VALUES / (1000000 / TS_JSON_UNIT_BYTES));
   if (check == TS_JSON_UNKEPT_ESCAPE)
@@ -714,14 +714,14 @@ parse_index (GFile        *index_file,
     return fail_at (error, name, where, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index goes on after its object: a second JSON value starts here"));
   if (!json_parser_load_from_data (parser, contents, (gssize) len, &local_error))
-    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+    return fail_in (error, name, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("not valid JSON: %s"), local_error->message);
   root = json_parser_get_root (parser) != NULL &&
          JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))
     ? json_node_get_object (json_parser_get_root (parser)) : NULL;
   if (root == NULL || !json_object_has_member (root, "weight_map") ||
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "weight_map")))
-    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+    return fail_in (error, name, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index has no \"weight_map\" object"));
 
   map = json_object_get_object_member (root, "weight_map");
@@ -735,11 +735,11 @@ parse_index (GFile        *index_file,
       const char *shard;
 
       if (JSON_NODE_TYPE (v) != JSON_NODE_VALUE || json_node_get_value_type (v) != G_TYPE_STRING)
-        return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+        return fail_in (error, name, TS_FORMAT_ERROR_INVALID_INDEX,
                         _("weight_map entry \"%s\" is not a file name"), (const char *) l->data);
       shard = json_node_get_string (v);
       if (!is_safe_shard_name (shard))
-        return fail_at (error, name, 0, TS_FORMAT_ERROR_UNSAFE_SHARD_NAME,
+        return fail_in (error, name, TS_FORMAT_ERROR_UNSAFE_SHARD_NAME,
                         _("tensor '%s' names the shard \"%s\", which is not a plain file "
                         "name in the checkpoint folder; refusing to open it"),
                         (const char *) l->data, shard);
@@ -749,7 +749,7 @@ parse_index (GFile        *index_file,
         g_ptr_array_add (info->shards, (gpointer) shard);
     }
   if (info->shards->len == 0)
-    return fail_at (error, name, 0, TS_FORMAT_ERROR_INVALID_INDEX,
+    return fail_in (error, name, TS_FORMAT_ERROR_INVALID_INDEX,
                     _("the index's \"weight_map\" is empty: it names no tensor and no shard"));
   g_ptr_array_sort (info->shards, compare_names);
 
