@@ -193,6 +193,23 @@ def main():
         expect_failure("no %s" % side, m, os.path.join(out_dir, "e.gguf"),
                        "%s: there is no such file in %s" % (side, os.path.abspath(m)))
 
+    # what the reader noticed about the checkpoint, the conversion tells
+    # too: bytes after a shard's last tensor (which the safetensors library
+    # refuses) on stderr and in the plan's JSON warnings
+    m = fresh("junk-after-data", "--shards", "2")
+    with open(os.path.join(m, "model-00002-of-00002.safetensors"), "ab") as f:
+        f.write(b"\x5a" * 4096)
+    r = run("convert", m, "-o", os.path.join(out_dir, "junk.gguf"))
+    check("bytes after a shard's data: converted, with the reader's warning",
+          r.returncode == 0 and "model-00002-of-00002.safetensors: 4,096 bytes after the last tensor"
+          in r.stderr, "exit %d: %s" % (r.returncode, r.stderr.strip()[-300:]))
+    r = run("convert", m, "-o", os.path.join(out_dir, "junk2.gguf"), "--dry-run", "--json")
+    try:
+        warned = [w for w in json.loads(r.stdout)["warnings"] if "after the last tensor" in w]
+    except (ValueError, KeyError) as e:
+        warned = [str(e)]
+    check("bytes after a shard's data: the plan's JSON warns", len(warned) == 1, repr(warned))
+
     good = fresh("good")
     expect_failure("unwritable target", good, "/proc/tensorscope-test.gguf", "/proc")
 

@@ -1090,6 +1090,10 @@ load_source (TsConversionPlan  *self,
                    _("the folder holds no Safetensors checkpoint"));
       return FALSE;
     }
+  /* what the reader noticed (shards left out, bytes after the data, a
+   * total_size that disagrees) is the conversion's to tell too */
+  for (const char * const *w = ts_model_file_get_warnings (self->source); *w != NULL; w++)
+    add_warning (self, "%s", *w);
   stamp_shards (self);
   return TRUE;
 }
