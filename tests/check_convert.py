@@ -137,6 +137,27 @@ def sample_into_existing():
     r = run("sample", hidden)
     check("sample into a folder holding only a hidden file: refused",
           r.returncode == 1 and os.listdir(hidden) == [".git"], r.stderr)
+    # a write that fails (here past a 1 MiB file size limit): the message
+    # names the file asked for (it said "Error writing to file: …", no
+    # name, or named the hidden temporary file), no temporary file is left
+    # and a folder the sample made is gone again
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, resource.RLIM_INFINITY))
+    made = os.path.join(WORK, "sample-limited", "inner")
+    shutil.rmtree(os.path.dirname(made), ignore_errors=True)
+    for where in (made, empty):
+        shutil.rmtree(empty, ignore_errors=True)
+        os.makedirs(empty)
+        p = subprocess.run([CLI, "sample", where], capture_output=True, text=True, timeout=120,
+                           preexec_fn=limited)
+        want = "cannot write %s: File too large" % os.path.join(where, "model-00001-of-00002.safetensors")
+        left = os.listdir(where) if os.path.exists(where) else None
+        check("sample%s past a file size limit: exit 1, names the shard, %s" % (
+              " into an empty folder" if where == empty else "", "leaves it empty" if where == empty
+              else "the folder it made is gone"),
+              p.returncode == 1 and want in p.stderr and left == ([] if where == empty else None),
+              "exit %d: %s; left %s" % (p.returncode, p.stderr.strip()[-300:], left))
+    shutil.rmtree(os.path.dirname(made), ignore_errors=True)
     r = run("sample", "--help")
     check("sample --help tells of --force", "--force" in r.stdout, r.stdout)
     for x in (d, empty, hidden):

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,7 @@ typedef struct
   GFile        *dir;
   GCancellable *cancellable;
   GPtrArray    *pending;      /* SamplePending, renamed into place at the end */
+  GFile        *current;      /* the file being written or moved, for errors */
 } SampleWriter;
 
 /**
@@ -1144,6 +1146,7 @@ sample_writer_free (SampleWriter *writer)
   g_clear_pointer (&writer->pending, g_ptr_array_unref);
   g_clear_object (&writer->cancellable);
   g_clear_object (&writer->dir);
+  g_clear_object (&writer->current);
   g_free (writer);
 }
 
@@ -1160,9 +1163,12 @@ sample_writer_open (SampleWriter  *writer,
       g_autofree char *tmp_name = g_strdup_printf (".%s.%08x.tmp", name, g_random_int ());
       g_autoptr(GFile) tmp = g_file_get_child (writer->dir, tmp_name);
       g_autoptr(GError) local_error = NULL;
-      GFileOutputStream *out = g_file_create (tmp, G_FILE_CREATE_NONE, writer->cancellable,
-                                              &local_error);
+      g_autoptr(GFile) dest = g_file_get_child (writer->dir, name);
+      GFileOutputStream *out;
       SamplePending *pending;
+
+      g_set_object (&writer->current, dest);
+      out = g_file_create (tmp, G_FILE_CREATE_NONE, writer->cancellable, &local_error);
 
       if (out == NULL)
         {
@@ -1173,7 +1179,7 @@ sample_writer_open (SampleWriter  *writer,
         }
       pending = g_new0 (SamplePending, 1);
       pending->tmp = g_steal_pointer (&tmp);
-      pending->dest = g_file_get_child (writer->dir, name);
+      pending->dest = g_steal_pointer (&dest);
       g_ptr_array_add (writer->pending, pending);
       return G_OUTPUT_STREAM (out);
     }
@@ -1278,6 +1284,7 @@ sample_writer_commit (SampleWriter  *writer,
     {
       SamplePending *pending = g_ptr_array_index (writer->pending, 0);
 
+      g_set_object (&writer->current, pending->dest);
       if (!g_file_move (pending->tmp, pending->dest,
                         G_FILE_COPY_OVERWRITE | G_FILE_COPY_NO_FALLBACK_FOR_MOVE,
                         NULL, NULL, NULL, error))
@@ -1285,9 +1292,35 @@ sample_writer_commit (SampleWriter  *writer,
       g_ptr_array_remove_index (writer->pending, 0);
     }
   for (guint i = 0; i < stale->len; i++)
-    if (!g_file_delete (g_ptr_array_index (stale, i), writer->cancellable, error))
-      return FALSE;
+    {
+      g_set_object (&writer->current, g_ptr_array_index (stale, i));
+      if (!g_file_delete (writer->current, writer->cancellable, error))
+        return FALSE;
+    }
   return TRUE;
+}
+
+/* GIO's message names the hidden temporary file, or no file at all
+ * ("Error writing to file: No space left on device"): the file the user
+ * asked for is named instead, with the reason, which GIO's local-file
+ * messages end with after their last ": " */
+static void
+sample_writer_name_error (SampleWriter  *writer,
+                          GError        *error)
+{
+  g_autofree char *shown = NULL;
+  const char *reason;
+  char *message;
+
+  if (writer->current == NULL || error->domain != G_IO_ERROR
+      || error->code == G_IO_ERROR_CANCELLED)
+    return;
+  reason = g_strrstr (error->message, ": ");
+  reason = reason != NULL ? reason + 2 : error->message;
+  shown = ts_file_display_name (writer->current);
+  message = g_strdup_printf (_("cannot write %s: %s"), shown, reason);
+  g_free (error->message);
+  error->message = message;
 }
 
 static void
@@ -1799,25 +1832,29 @@ sample_check_empty (GFile         *dir,
     return FALSE;
   if (info != NULL)
     {
-      g_autofree char *name = g_file_get_parse_name (dir);
+      g_autofree char *name = ts_file_display_name (dir);
+      g_autofree char *child = g_filename_display_name (g_file_info_get_name (info));
 
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "%s is not empty (it holds %s): a sample is written into a new or empty folder",
-                   name, g_file_info_get_name (info));
+                   _("%s is not empty (it holds %s): a sample is written into a new or empty folder"),
+                   name, child);
       return FALSE;
     }
   return TRUE;
 }
 
+/* @created: set when @dir is made here, to remove it again if the sample
+ * fails (its parents, made too, are left) */
 static gboolean
 sample_make_directory (GFile         *dir,
+                       gboolean      *created,
                        GCancellable  *cancellable,
                        GError       **error)
 {
   g_autoptr(GError) local_error = NULL;
 
-  if (g_file_make_directory_with_parents (dir, cancellable, &local_error)
-      || g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+  *created = g_file_make_directory_with_parents (dir, cancellable, &local_error);
+  if (*created || g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
     return TRUE;
   g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
@@ -1859,7 +1896,9 @@ ts_sample_write (GFile                  *dir,
                  GCancellable           *cancellable,
                  GError                **error)
 {
-  g_autoptr(SampleWriter) writer = NULL;
+  SampleWriter *writer;
+  gboolean created = FALSE;
+  gboolean ok;
 
   g_return_val_if_fail (G_IS_FILE (dir), FALSE);
   g_return_val_if_fail (options != NULL, FALSE);
@@ -1868,12 +1907,19 @@ ts_sample_write (GFile                  *dir,
 
   if (!ts_sample_options_validate (options, NULL, error)
       || (!options->replace && !sample_check_empty (dir, cancellable, error))
-      || !sample_make_directory (dir, cancellable, error))
+      || !sample_make_directory (dir, &created, cancellable, error))
     return FALSE;
 
   writer = sample_writer_new (dir, cancellable);
-  return sample_write_configs (writer, options, error)
-         && sample_write_tokenizer (writer, options, error)
-         && sample_write_weights (writer, options, error)
-         && sample_writer_commit (writer, options->replace, error);
+  ok = sample_write_configs (writer, options, error)
+       && sample_write_tokenizer (writer, options, error)
+       && sample_write_weights (writer, options, error)
+       && sample_writer_commit (writer, options->replace, error);
+  if (!ok && error != NULL)
+    sample_writer_name_error (writer, *error);
+  /* the temporary files go first, then the folder made for them */
+  sample_writer_free (writer);
+  if (!ok && created)
+    g_file_delete (dir, NULL, NULL);
+  return ok;
 }
