@@ -508,6 +508,17 @@ parse_header_json (const char   *file_name,
   return TRUE;
 }
 
+/* The first byte after any white space is "{" */
+static gboolean
+starts_as_json (const guint8 *data,
+                guint64       size)
+{
+  for (guint64 i = 0; i < size && i < 4096; i++)
+    if (!g_ascii_isspace (data[i]))
+      return data[i] == '{';
+  return FALSE;
+}
+
 /* Reads one .safetensors file into @model as part @index of @n_parts. */
 static gboolean
 load_part (TsModelFile   *model,
@@ -553,6 +564,12 @@ load_part (TsModelFile   *model,
   if (header_len > ST_MAX_HEADER && memcmp (data, "GGUF", 4) == 0)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
                     _("this is a GGUF file, not a Safetensors one (it starts with \"GGUF\")"));
+  /* a side file an index names as a shard (config.json): its first bytes
+   * read as a length of exabytes */
+  if (header_len > ST_MAX_HEADER && starts_as_json (data, size))
+    return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
+                    _("this is a JSON file, not a Safetensors one (it starts with \"{\", "
+                      "not an 8-byte header length)"));
   if (header_len > ST_MAX_HEADER)
     return fail_at (error, name, 0, TS_FORMAT_ERROR_HEADER_TOO_LARGE,
                     _("header length %" PRIu64 " exceeds the limit of "
