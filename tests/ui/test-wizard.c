@@ -1890,10 +1890,15 @@ test_wizard_small_window (gconstpointer data)
   ts_test_wait_until (wizard_idle, wizard, 30, "the plan");
   assert_preview_fits (wizard, &shown, "3-preview");
 
-  /* 4. Convert, paced so that the page is seen while it writes */
-  g_setenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US", "300000", TRUE);
+  /* 4. Convert, paced so that the page is seen while it writes: the
+   * sample is one 4 MiB block, which ended 300 ms after its first progress,
+   * sooner than the page slid in on a loaded machine; in 32 KiB blocks
+   * it takes some 8 s */
+  g_setenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US", "150000", TRUE);
+  g_setenv ("TENSORSCOPE_TEST_BLOCK_BYTES", "32768", TRUE);
   ts_convert_wizard_go_next (wizard);
   g_unsetenv ("TENSORSCOPE_TEST_BLOCK_DELAY_US");
+  g_unsetenv ("TENSORSCOPE_TEST_BLOCK_BYTES");
   ts_test_wait_until (conversion_halfway, wizard, 30, "conversion progress");
   wait_for_page (wizard);
   g_assert_cmpstr (ts_convert_wizard_get_convert_state (wizard), ==, "running");
