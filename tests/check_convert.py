@@ -16,6 +16,7 @@ import signal
 import struct
 import subprocess
 import sys
+import time
 
 from tscheck import check, summary, digest, leftovers, wait_for_part
 
@@ -501,8 +502,59 @@ def main():
     for n in leftovers(out_dir):
         os.remove(os.path.join(out_dir, n))
 
+    worker_priority(big, target, out_dir, slow)
     split_output(good, big, many, slow)
     return summary()
+
+
+def thread_nices(pid):
+    """{thread id: (name, nice value)} of a running process, from /proc"""
+    threads = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                stat = f.read()
+        except OSError:                        # the thread has just ended
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        # after "pid (comm)": state is field 3, nice field 19
+        threads[int(tid)] = (name, int(stat[stat.rindex(")") + 2:].split()[16]))
+    return threads
+
+
+def worker_priority(big, target, out_dir, slow):
+    """The converter's workers yield the processors to the program's own
+    main thread (the wizard's window) and to other programs: they run at
+    nice 10, the rest of the process at the nice value it was started at.
+    The wizard's stall test subtracts a main thread's wait for a processor
+    from its stalls; this is what keeps that wait short."""
+    p = subprocess.Popen([CLI, "convert", big, "-o", target, "--outtype", "q8_0", "--jobs", "3"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, **slow))
+    started = wait_for_part(out_dir, p)
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    threads = {}
+    deadline = time.monotonic() + 20
+    # until all three workers are there and have lowered their priority
+    while started and p.poll() is None and time.monotonic() < deadline:
+        now = thread_nices(p.pid)
+        workers = [n for name, n in now.values() if name == "ts-convert"]
+        if workers or not threads:
+            threads = now
+        if len(workers) == 3 and min(workers) >= 10:
+            break
+        time.sleep(0.005)
+    main_nice = threads.get(p.pid, (None, None))[1]
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=60)
+    workers = sorted(n for name, n in threads.values() if name == "ts-convert")
+    check("workers: the three run at nice 10, the main thread at the nice it was given",
+          started and workers == [max(base, 10)] * 3 and main_nice == base,
+          "workers %s, main thread %s, started at %d" % (workers, main_nice, base))
+    check("workers: the cancelled conversion left nothing",
+          not os.path.exists(target) and not leftovers(out_dir), str(os.listdir(out_dir)))
+    if os.path.exists(target):                 # it ran to its end: a check failed
+        os.remove(target)
 
 
 def gguf_py_split(sizes, max_tensors, max_size, no_tensor_first):
